@@ -1,0 +1,1 @@
+//! Mustache engine (in progress).

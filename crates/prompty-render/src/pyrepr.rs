@@ -1,0 +1,1 @@
+//! Python `str()` / `repr()` of JSON-like values (in progress).
