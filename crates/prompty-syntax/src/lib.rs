@@ -1,1 +1,232 @@
-//! placeholder
+//! `prompty-syntax`: `.prompty` source text to a typed, normalized [`Prompt`], with
+//! diagnostics that carry exact byte spans.
+//!
+//! ```
+//! use prompty_syntax::{load_str, LoadOptions, MapHost};
+//!
+//! let loaded = load_str("---\nname: hi\nmodel: gpt-4o\n---\nuser:\nHello", &MapHost::new(), &LoadOptions::default());
+//! assert!(loaded.diagnostics.is_empty());
+//! let prompt = loaded.prompt.unwrap();
+//! assert_eq!(prompt.model.unwrap().id, "gpt-4o");
+//! assert_eq!(prompt.instructions.as_deref(), Some("user:\nHello"));
+//! ```
+//!
+//! The crate does no process I/O: `${env:}` and `${file:}` go through a [`Host`].
+//! Loading never panics and never stops at the first problem.
+
+pub mod codes;
+mod diagnostic;
+mod host;
+mod inputs;
+mod lower;
+mod model;
+mod refs;
+pub mod split;
+mod suggest;
+pub mod yaml;
+
+use std::path::PathBuf;
+
+pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
+pub use host::{Host, HostError, MapHost, normalize};
+pub use lower::{FORMATS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
+pub use model::{
+    Binding, Connection, FormatConfig, Legacy, Model, ModelOptions, ParserConfig, Profile, Prompt, Property,
+    PropertyKind, Template, Tool,
+};
+pub use refs::{Reference, parse_reference};
+pub use suggest::did_you_mean;
+
+/// The largest file the loader accepts.
+pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Which profile to load with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProfileChoice {
+    /// Detect from the file: v1 keys mean `promptflow`.
+    #[default]
+    Auto,
+    /// Force one.
+    Force(Profile),
+}
+
+/// How to load.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// The file's path: `${file:}` references resolve from its folder.
+    pub path: Option<PathBuf>,
+    /// Further folders `${file:}` may read from.
+    pub allowed_roots: Vec<PathBuf>,
+    /// The profile.
+    pub profile: ProfileChoice,
+}
+
+/// What loading produced: the prompt when one could be built, and every diagnostic.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The prompt; `None` when the file could not be read as a prompt at all.
+    pub prompt: Option<Prompt>,
+    /// Everything found, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The prompt if there is no error, else the diagnostics.
+    pub fn into_result(self) -> Result<(Prompt, Vec<Diagnostic>), Vec<Diagnostic>> {
+        match self.prompt {
+            Some(p) if !self.has_errors() => Ok((p, self.diagnostics)),
+            _ => Err(self.diagnostics),
+        }
+    }
+}
+
+/// The crate's error type: failures that leave nothing to diagnose in a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The `.prompty` file does not exist.
+    #[error("Prompty file not found: {}", .0.display())]
+    FileNotFound(PathBuf),
+    /// The `.prompty` file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: HostError,
+    },
+    /// Required inputs were given no value and have no default (every one is named).
+    #[error("Missing required input{}: {}", if .0.len() == 1 { "" } else { "s" }, .0.join(", "))]
+    MissingInputs(Vec<String>),
+}
+
+impl std::error::Error for HostError {}
+
+/// Reads and loads the file at `path` through `host`. `options.path` is set to `path`.
+pub fn load_path(path: &std::path::Path, host: &dyn Host, options: &LoadOptions) -> Result<Loaded, Error> {
+    let bytes = host.read(path).map_err(|e| match e {
+        HostError::NotFound => Error::FileNotFound(path.to_path_buf()),
+        source => Error::Read { path: path.to_path_buf(), source },
+    })?;
+    let options = LoadOptions { path: Some(path.to_path_buf()), ..options.clone() };
+    Ok(load_bytes(&bytes, host, &options))
+}
+
+/// Loads a file's raw bytes: rejects non-UTF-8, NUL bytes and oversized input with a
+/// diagnostic, then loads the text.
+pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loaded {
+    let fail = |code, msg: String, help: &str| Loaded {
+        prompt: None,
+        diagnostics: vec![Diagnostic::error(code, 0..0, msg).with_help(help.to_owned())],
+    };
+    if bytes.len() > MAX_FILE_BYTES {
+        return fail(
+            codes::TOO_LARGE,
+            format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", bytes.len()),
+            "a prompt file should be text of a reasonable size",
+        );
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) if text.contains('\0') => {
+            let at = text.find('\0').unwrap_or(0);
+            Loaded {
+                prompt: None,
+                diagnostics: vec![
+                    Diagnostic::error(codes::NOT_TEXT, at..at + 1, "the file contains a NUL byte; it looks binary")
+                        .with_help("a .prompty file is UTF-8 text"),
+                ],
+            }
+        }
+        Ok(text) => load_str(text, host, options),
+        Err(e) => {
+            let at = e.valid_up_to();
+            Loaded {
+                prompt: None,
+                diagnostics: vec![
+                    Diagnostic::error(
+                        codes::NOT_TEXT,
+                        at..at,
+                        format!("the file is not UTF-8 text (invalid byte at offset {at})"),
+                    )
+                    .with_help("save the file as UTF-8"),
+                ],
+            }
+        }
+    }
+}
+
+/// Loads `.prompty` text.
+pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
+    let mut diagnostics = Vec::new();
+    if text.len() > MAX_FILE_BYTES {
+        diagnostics.push(
+            Diagnostic::error(
+                codes::TOO_LARGE,
+                0..0,
+                format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", text.len()),
+            )
+            .with_help("a prompt file should be text of a reasonable size"),
+        );
+        return Loaded { prompt: None, diagnostics };
+    }
+    if text.trim_start_matches('\u{feff}').trim().is_empty() {
+        diagnostics.push(
+            Diagnostic::warning(codes::EMPTY_FILE, 0..0, "the file is empty")
+                .with_help("add front matter between `---` lines and a body with role lines such as `user:`"),
+        );
+    }
+    let parts = match split::split(text) {
+        Ok(p) => p,
+        Err(d) => {
+            diagnostics.push(d);
+            return Loaded { prompt: None, diagnostics };
+        }
+    };
+    let mut root = match &parts.front_matter {
+        Some(fm) => match yaml::parse(text, fm.span.start, fm.text) {
+            Ok(node) => node,
+            Err(d) => {
+                diagnostics.push(d);
+                return Loaded { prompt: None, diagnostics };
+            }
+        },
+        None => yaml::Node { value: yaml::NodeValue::Null, span: 0..0 },
+    };
+    let profile = match options.profile {
+        ProfileChoice::Force(p) => p,
+        ProfileChoice::Auto => detect_profile(&root),
+    };
+    let resolver = refs::Resolver {
+        host,
+        base_dir: options.path.as_ref().map(|p| p.parent().map(PathBuf::from).unwrap_or_default()),
+        allowed_roots: &options.allowed_roots,
+        profile,
+    };
+    resolver.resolve(&mut root, &mut diagnostics);
+    let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile };
+    let (mut prompt, legacy) = lowerer.prompt(&root);
+    prompt.legacy = legacy;
+    let body = parts.body.text;
+    prompt.body_span = parts.body.span.clone();
+    prompt.instructions = match profile {
+        // The spec's loaders drop trailing newlines; promptflow keeps the template as written.
+        Profile::Spec => Some(normalize_newlines(body).trim_end_matches('\n').to_owned()),
+        Profile::Promptflow => Some(normalize_newlines(body)),
+    }
+    .filter(|s| !s.is_empty() || parts.front_matter.is_some());
+    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    Loaded { prompt: Some(prompt), diagnostics }
+}
+
+/// CRLF and lone CR become LF, as universal-newline reading does.
+pub fn normalize_newlines(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_owned();
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}

@@ -1,0 +1,157 @@
+//! The diagnostic model shared by the loader, the renderer and the linter.
+//!
+//! A [`Diagnostic`] is data: a stable code, a severity, a message, a byte span into the
+//! original file and an optional help line. Rendering it (miette, JSON, GitHub, SARIF) is
+//! the CLI's job.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::Serialize;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A hint that does not indicate a problem by itself.
+    Info,
+    /// Something that works today but is probably not what the author meant.
+    Warning,
+    /// The file cannot be used as written.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// A stable diagnostic code, e.g. `P002`, with a short kebab-case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Code {
+    /// The stable code, e.g. `P002`.
+    pub id: &'static str,
+    /// A short name, e.g. `yaml-syntax`.
+    pub name: &'static str,
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id)
+    }
+}
+
+/// One finding about a file, located by a byte span into the file's original text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: Code,
+    /// Error, warning or info.
+    pub severity: Severity,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// Byte range in the original file (may be empty: a point).
+    pub span: Range<usize>,
+    /// What to do about it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A new diagnostic with the code's default severity.
+    pub fn new(code: Code, severity: Severity, span: Range<usize>, message: impl Into<String>) -> Self {
+        Self { code, severity, message: message.into(), span, help: None }
+    }
+
+    /// An error.
+    pub fn error(code: Code, span: Range<usize>, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Error, span, message)
+    }
+
+    /// A warning.
+    pub fn warning(code: Code, span: Range<usize>, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Warning, span, message)
+    }
+
+    /// Adds a help line.
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Maps byte offsets of a text to 1-based line and column numbers (columns count characters).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    /// Indexes `text`. Lines end at `\n`; a `\r` before it belongs to the line.
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        Self { starts, len: text.len() }
+    }
+
+    /// 1-based (line, column) of a byte offset; offsets past the end clamp to the end.
+    pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.len);
+        let line = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        let start = self.starts.get(line).copied().unwrap_or(0);
+        let col = text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+
+    /// Byte offset of a 1-based (line, column) position, columns counting characters.
+    pub fn offset(&self, text: &str, line: usize, col: usize) -> usize {
+        let Some(&start) = self.starts.get(line.saturating_sub(1)) else {
+            return self.len;
+        };
+        let rest = text.get(start..).unwrap_or("");
+        let mut off = start;
+        for (i, (b, c)) in rest.char_indices().enumerate() {
+            if i + 1 >= col || c == '\n' {
+                return start + b;
+            }
+            off = start + b + c.len_utf8();
+        }
+        off
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_round_trip() {
+        let text = "ab\ncé\r\nx";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), (1, 1));
+        assert_eq!(idx.line_col(text, 3), (2, 1));
+        assert_eq!(idx.line_col(text, 4), (2, 2));
+        assert_eq!(idx.line_col(text, 6), (2, 3));
+        assert_eq!(idx.line_col(text, 8), (3, 1));
+        assert_eq!(idx.offset(text, 2, 3), 6);
+        assert_eq!(idx.offset(text, 3, 1), 8);
+        assert_eq!(idx.offset(text, 9, 1), text.len());
+    }
+}

@@ -1,0 +1,286 @@
+//! `${env:NAME}`, `${env:NAME:default}` and `${file:path}` references in front matter.
+//!
+//! Only a string value that is entirely a reference resolves; keys never do. `${file:}`
+//! loads JSON, YAML or text by extension, relative to the prompt's folder, and must stay
+//! inside that folder or a root the host allows. References inside loaded JSON and YAML
+//! files resolve too, relative to the loaded file, with a depth limit against cycles.
+
+use std::path::{Path, PathBuf};
+
+use nom::bytes::complete::{tag, take_till, take_while1};
+use nom::combinator::{all_consuming, opt, rest};
+use nom::sequence::{delimited, preceded};
+use nom::{IResult, Parser};
+
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::host::{Host, HostError};
+use crate::model::Profile;
+use crate::yaml::{Node, NodeValue};
+
+/// How deep `${file:}` references may nest.
+pub(crate) const MAX_FILE_DEPTH: usize = 8;
+
+/// A parsed reference: protocol and the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference<'a> {
+    /// Lowercased by the caller; as written here.
+    pub protocol: &'a str,
+    /// Everything after the first `:`.
+    pub value: &'a str,
+}
+
+/// Parses `${protocol:value}` when it is the whole string.
+pub fn parse_reference(s: &str) -> Option<Reference<'_>> {
+    fn inner(s: &str) -> IResult<&str, Reference<'_>> {
+        let (rest_in, body) = all_consuming(delimited(tag("${"), take_till_last_brace, tag("}"))).parse(s)?;
+        let (_, (protocol, value)) =
+            (take_while1(|c: char| c.is_alphanumeric() || c == '_'), preceded(tag(":"), rest)).parse(body)?;
+        Ok((rest_in, Reference { protocol, value }))
+    }
+    inner(s).ok().map(|(_, r)| r)
+}
+
+/// Everything up to the final `}` of the input.
+fn take_till_last_brace(s: &str) -> IResult<&str, &str> {
+    match s.rfind('}') {
+        Some(i) => Ok((&s[i..], &s[..i])),
+        None => take_till(|_| false).parse(s),
+    }
+}
+
+/// Splits `NAME[:default]`; the default may itself contain `:`.
+pub(crate) fn split_env(value: &str) -> (&str, Option<&str>) {
+    let parsed: IResult<&str, (&str, Option<&str>)> =
+        (take_till(|c| c == ':'), opt(preceded(tag(":"), rest))).parse(value);
+    parsed.map_or((value, None), |(_, v)| v)
+}
+
+/// Resolution context.
+pub(crate) struct Resolver<'a> {
+    /// Host for env and files.
+    pub(crate) host: &'a dyn Host,
+    /// The folder `${file:}` paths are relative to (the prompt's folder).
+    pub(crate) base_dir: Option<PathBuf>,
+    /// Extra folders `${file:}` may read from.
+    pub(crate) allowed_roots: &'a [PathBuf],
+    /// v1 leaves unset variables literal instead of failing.
+    pub(crate) profile: Profile,
+}
+
+impl Resolver<'_> {
+    /// Resolves every reference in `node`, in place, collecting problems.
+    pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) {
+        let roots = self.roots();
+        self.walk(node, self.base_dir.as_deref(), &roots, 0, diags);
+    }
+
+    fn roots(&self) -> Vec<PathBuf> {
+        let mut roots = Vec::new();
+        for root in self.base_dir.iter().chain(self.allowed_roots) {
+            if let Ok(c) = self.host.canonicalize(root) {
+                roots.push(c);
+            }
+        }
+        roots
+    }
+
+    fn walk(&self, node: &mut Node, dir: Option<&Path>, roots: &[PathBuf], depth: usize, diags: &mut Vec<Diagnostic>) {
+        match &mut node.value {
+            NodeValue::Seq(items) => {
+                for item in items {
+                    self.walk(item, dir, roots, depth, diags);
+                }
+            }
+            NodeValue::Map(entries) => {
+                for (_, v) in entries {
+                    self.walk(v, dir, roots, depth, diags);
+                }
+            }
+            NodeValue::String(s) => {
+                if let Some(new) = self.resolve_string(s, &node.span, dir, roots, depth, diags) {
+                    *node = new;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn resolve_string(
+        &self,
+        s: &str,
+        span: &std::ops::Range<usize>,
+        dir: Option<&Path>,
+        roots: &[PathBuf],
+        depth: usize,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Node> {
+        let r = parse_reference(s)?;
+        match r.protocol.to_ascii_lowercase().as_str() {
+            "env" => {
+                let (name, default) = split_env(r.value);
+                match (self.host.env(name), default) {
+                    (Some(v), _) => Some(Node { value: NodeValue::String(v), span: span.clone() }),
+                    (None, Some(d)) => Some(Node { value: NodeValue::String(d.to_owned()), span: span.clone() }),
+                    (None, None) if self.profile == Profile::Promptflow => {
+                        diags.push(
+                            Diagnostic::warning(
+                                codes::ENV_NOT_SET,
+                                span.clone(),
+                                format!("Environment variable '{name}' not set; the value stays literal"),
+                            )
+                            .with_help(format!("set {name}, or give a default: ${{env:{name}:value}}")),
+                        );
+                        None
+                    }
+                    (None, None) => {
+                        diags.push(
+                            Diagnostic::error(
+                                codes::ENV_NOT_SET,
+                                span.clone(),
+                                format!("Environment variable '{name}' not set"),
+                            )
+                            .with_help(format!("set {name}, or give a default: ${{env:{name}:value}}")),
+                        );
+                        None
+                    }
+                }
+            }
+            "file" => self.load_file(r.value, span, dir, roots, depth, diags),
+            other => {
+                diags.push(
+                    Diagnostic::warning(
+                        codes::UNKNOWN_REFERENCE,
+                        span.clone(),
+                        format!("unknown reference protocol `{other}`; the value stays literal"),
+                    )
+                    .with_help("only `${env:NAME}` and `${file:path}` are resolved"),
+                );
+                None
+            }
+        }
+    }
+
+    fn load_file(
+        &self,
+        rel: &str,
+        span: &std::ops::Range<usize>,
+        dir: Option<&Path>,
+        roots: &[PathBuf],
+        depth: usize,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Node> {
+        let err = |code, msg: String, help: &str| Diagnostic::error(code, span.clone(), msg).with_help(help.to_owned());
+        if depth >= MAX_FILE_DEPTH {
+            diags.push(err(
+                codes::REFERENCE_DEPTH,
+                format!("`${{file:{rel}}}` is nested more than {MAX_FILE_DEPTH} files deep"),
+                "check the referenced files for a cycle",
+            ));
+            return None;
+        }
+        let Some(dir) = dir else {
+            diags.push(err(
+                codes::FILE_NOT_FOUND,
+                format!("Referenced file not found: {rel} (the prompt has no folder to resolve it from)"),
+                "load the prompt from a file to use `${file:}` references",
+            ));
+            return None;
+        };
+        let joined = dir.join(rel);
+        let canonical = match self.host.canonicalize(&joined) {
+            Ok(c) => c,
+            Err(HostError::NotFound) => {
+                diags.push(err(
+                    codes::FILE_NOT_FOUND,
+                    format!("Referenced file not found: {rel}"),
+                    "check the path; it is relative to the prompt's folder",
+                ));
+                return None;
+            }
+            Err(e) => {
+                diags.push(err(codes::FILE_NOT_FOUND, format!("cannot read `{rel}`: {e}"), "check the path"));
+                return None;
+            }
+        };
+        if !roots.iter().any(|root| canonical.starts_with(root)) {
+            diags.push(err(
+                codes::FILE_OUTSIDE_ROOTS,
+                format!("`${{file:{rel}}}` resolves outside allowed roots"),
+                "reference files inside the prompt's folder (or a root allowed with --allow-root)",
+            ));
+            return None;
+        }
+        let text = match self.host.read_to_string(&canonical) {
+            Ok(t) => t,
+            Err(HostError::NotFound) => {
+                diags.push(err(
+                    codes::FILE_NOT_FOUND,
+                    format!("Referenced file not found: {rel}"),
+                    "check the path; it is relative to the prompt's folder",
+                ));
+                return None;
+            }
+            Err(e) => {
+                diags.push(err(
+                    codes::FILE_NOT_FOUND,
+                    format!("cannot read `{rel}`: {e}"),
+                    "reference a regular text file",
+                ));
+                return None;
+            }
+        };
+        let ext = canonical.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        let value = match ext.as_deref() {
+            Some("json") => match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(v) => v,
+                Err(e) => {
+                    diags.push(err(
+                        codes::FILE_PARSE,
+                        format!("`{rel}` is not valid JSON: {e}"),
+                        "fix the referenced file",
+                    ));
+                    return None;
+                }
+            },
+            Some("yaml" | "yml") => match crate::yaml::parse(&text, 0, &text) {
+                Ok(n) => n.to_json(),
+                Err(d) => {
+                    diags.push(err(
+                        codes::FILE_PARSE,
+                        format!("`{rel}` is not valid YAML: {}", d.message),
+                        "fix the referenced file",
+                    ));
+                    return None;
+                }
+            },
+            _ => serde_json::Value::String(text),
+        };
+        let mut node = Node::synthetic(&value, span.clone());
+        if !matches!(node.value, NodeValue::String(_)) {
+            let sub_dir = canonical.parent().map(Path::to_path_buf);
+            self.walk(&mut node, sub_dir.as_deref(), roots, depth + 1, diags);
+        }
+        Some(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_parse() {
+        assert_eq!(parse_reference("${env:X}"), Some(Reference { protocol: "env", value: "X" }));
+        assert_eq!(
+            parse_reference("${env:E:https://a.b/v1}"),
+            Some(Reference { protocol: "env", value: "E:https://a.b/v1" })
+        );
+        assert_eq!(parse_reference("prefix ${env:X}"), None);
+        assert_eq!(parse_reference("${env:X} suffix"), None);
+        assert_eq!(parse_reference("${nocolon}"), None);
+        assert_eq!(split_env("E:https://a.b/v1"), ("E", Some("https://a.b/v1")));
+        assert_eq!(split_env("E"), ("E", None));
+        assert_eq!(split_env("E:"), ("E", Some("")));
+    }
+}
