@@ -1,4 +1,34 @@
-//! Rendering `.prompty` prompts: template engines, the role split into chat messages,
-//! and the compiler from messages to provider requests.
+//! `prompty-render`: a loaded [`Prompt`](prompty_syntax::Prompt) plus inputs to chat messages.
+//!
+//! ```
+//! use prompty_render::Renderer;
+//! use prompty_syntax::{load_str, LoadOptions, MapHost};
+//!
+//! let text = "---\nname: hi\ninputs:\n  q: {kind: string, default: Paris}\n---\nsystem:\nBe brief.\n\nuser:\n{{q}}";
+//! let prompt = load_str(text, &MapHost::new(), &LoadOptions::default()).prompt.unwrap();
+//! let renderer = Renderer::new(prompt).unwrap();
+//! let messages = renderer.prepare(&serde_json::Map::new()).unwrap();
+//! assert_eq!(messages[1].text_content(), "Paris");
+//! ```
+//!
+//! Two profiles: `spec` renders like the Prompty v2 reference (role-line nonces against
+//! injection), `promptflow` like promptflow-core for v1 files (role words in inputs
+//! escaped). Values are stringified as Python's `str()` does, byte for byte.
 
+mod engine;
+mod error;
+mod limits;
+mod message;
+mod parse;
+mod promptflow;
 pub mod pyrepr;
+mod renderer;
+mod roles;
+
+pub use error::{Error, ErrorKind};
+pub use limits::Limits;
+pub use message::{Message, Part};
+pub use parse::split_messages;
+pub use promptflow::{PROMPTFLOW_ROLES, split_messages_promptflow};
+pub use renderer::{RenderOptions, Renderer, Segment};
+pub use roles::{SPEC_ROLES, role_line};

@@ -1,0 +1,92 @@
+//! The renderer's error type.
+
+use std::fmt;
+use std::ops::Range;
+
+/// What went wrong while rendering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Required inputs had no value and no default.
+    MissingInputs,
+    /// The template format or parser is not one this crate renders.
+    UnknownEngine,
+    /// The template does not parse.
+    TemplateSyntax,
+    /// The template failed while rendering (bad filter argument, type error, ...).
+    TemplateRender,
+    /// An input value tried to create or change a message.
+    Injection,
+    /// A limit for untrusted templates was hit (fuel, recursion, output size).
+    Limit,
+    /// The rendered text cannot be split into messages.
+    Parse,
+    /// An input value has a shape rendering cannot use.
+    InvalidInput,
+    /// The operation is not available for this template format.
+    Unsupported,
+}
+
+/// A rendering error: a kind, a message, and where in the `.prompty` file it points
+/// (a byte span into the original file) when it comes from the template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    span: Option<Range<usize>>,
+    input: Option<String>,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into(), span: None, input: None }
+    }
+
+    pub(crate) fn with_span(mut self, span: Range<usize>) -> Self {
+        self.span = Some(span);
+        self
+    }
+
+    pub(crate) fn with_input(mut self, name: impl Into<String>) -> Self {
+        self.input = Some(name.into());
+        self
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message, without location.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Byte span in the original `.prompty` file, when the error comes from the template.
+    pub fn span(&self) -> Option<Range<usize>> {
+        self.span.clone()
+    }
+
+    /// The input the error is about (injection, strict violation, invalid value).
+    pub fn input(&self) -> Option<&str> {
+        self.input.as_deref()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<prompty_syntax::Error> for Error {
+    fn from(e: prompty_syntax::Error) -> Self {
+        let kind = match e {
+            prompty_syntax::Error::MissingInputs(_) => ErrorKind::MissingInputs,
+            _ => ErrorKind::InvalidInput,
+        };
+        Error::new(kind, e.to_string())
+    }
+}

@@ -1,0 +1,319 @@
+//! The spec profile's split of rendered text into messages, and rich-input expansion.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorKind};
+use crate::message::{Message, Part};
+use crate::roles::{parse_attrs, role_line};
+
+/// Strict-mode context: the nonce every role line must carry, and the input values to
+/// blame when one does not.
+pub(crate) struct Strict<'a> {
+    pub(crate) nonce: &'a str,
+    pub(crate) inputs: &'a Map<String, Value>,
+}
+
+/// Splits rendered text into messages (spec profile).
+///
+/// Role lines start messages; text before the first role line is a system message; content
+/// has leading and trailing `\n` trimmed (only `\n`); empty messages are kept.
+pub fn split_messages(text: &str) -> Vec<Message> {
+    // Without strict mode there is no error path.
+    split_inner(text, None).unwrap_or_default()
+}
+
+pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec<Message>, Error> {
+    let mut messages = Vec::new();
+    let mut role: Option<&'static str> = None;
+    let mut metadata = Map::new();
+    let mut start = 0usize;
+    let mut body_start = 0usize;
+    let mut pending_pre = true;
+    let bytes = text.as_bytes();
+    let mut pos = 0usize;
+    while pos <= text.len() {
+        let end = memchr_newline(bytes, pos).unwrap_or(text.len());
+        let line = text.get(pos..end).unwrap_or("");
+        if let Some(marker) = role_line(line) {
+            let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
+            if let Some(strict) = strict {
+                let nonce = attrs.remove("nonce");
+                // The template's own role lines carry the nonce quoted, so it stays a string.
+                let ok = matches!(&nonce, Some(Value::String(s)) if s == strict.nonce);
+                if !ok {
+                    return Err(injection_error(line, strict.inputs));
+                }
+            }
+            let content = text.get(body_start..pos.saturating_sub(1).max(body_start)).unwrap_or("");
+            if let Some(r) = role {
+                messages.push(make(r, content, std::mem::take(&mut metadata)));
+            } else if pending_pre && !content.trim_matches('\n').is_empty() {
+                messages.push(make("system", content, Map::new()));
+            }
+            pending_pre = false;
+            role = Some(marker.role);
+            metadata = attrs;
+            start = end + 1;
+            body_start = start.min(text.len());
+        }
+        if end >= text.len() {
+            break;
+        }
+        pos = end + 1;
+    }
+    let _ = start;
+    let content = text.get(body_start..).unwrap_or("");
+    match role {
+        Some(r) => messages.push(make(r, content, metadata)),
+        None if !content.trim_matches('\n').is_empty() || messages.is_empty() => {
+            messages.push(make("system", content, Map::new()));
+        }
+        None => {}
+    }
+    Ok(messages)
+}
+
+fn memchr_newline(bytes: &[u8], from: usize) -> Option<usize> {
+    bytes.get(from..)?.iter().position(|&b| b == b'\n').map(|i| from + i)
+}
+
+fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
+    Message {
+        role: role.to_owned(),
+        content: vec![Part::Text { value: content.trim_matches('\n').to_owned() }],
+        metadata,
+    }
+}
+
+/// Names the input whose value carries the forged role line.
+fn injection_error(line: &str, inputs: &Map<String, Value>) -> Error {
+    let needle = line.trim();
+    let culprit = inputs.iter().find(|(_, v)| value_contains(v, needle)).map(|(k, _)| k.clone());
+    match culprit {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role marker nonce mismatch (possible injection): input `{name}` contains the role line `{needle}`"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role marker nonce mismatch (possible injection): the role line `{needle}` does not come from the template"
+            ),
+        ),
+    }
+}
+
+fn value_contains(v: &Value, needle: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(needle),
+        Value::Array(a) => a.iter().any(|x| value_contains(x, needle)),
+        Value::Object(o) => o.values().any(|x| value_contains(x, needle)),
+        _ => false,
+    }
+}
+
+/// A rich input replaced by a nonce before rendering.
+#[derive(Debug, Clone)]
+pub(crate) struct RichInput {
+    pub(crate) name: String,
+    pub(crate) kind: prompty_syntax::PropertyKind,
+    pub(crate) value: Value,
+}
+
+/// Finds `__PROMPTY_THREAD_<hex>_<name>__` in `text`: (start, end) of the first match.
+pub(crate) fn find_nonce(text: &str, name: &str) -> Option<(usize, usize)> {
+    const PREFIX: &str = "__PROMPTY_THREAD_";
+    let mut from = 0;
+    while let Some(i) = text.get(from..)?.find(PREFIX) {
+        let start = from + i;
+        let rest = text.get(start + PREFIX.len()..)?;
+        let hex_len = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if hex_len > 0 {
+            let tail = rest.get(hex_len..)?;
+            if let Some(after) = tail.strip_prefix('_').and_then(|t| t.strip_prefix(name))
+                && after.starts_with("__")
+            {
+                let end = start + PREFIX.len() + hex_len + 1 + name.len() + 2;
+                return Some((start, end));
+            }
+        }
+        from = start + PREFIX.len();
+    }
+    None
+}
+
+/// Replaces rich-input nonces in `messages` by the values they stand for.
+pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<Vec<Message>, Error> {
+    let mut out = messages;
+    for input in rich {
+        let mut found = false;
+        let mut next = Vec::with_capacity(out.len());
+        for m in out {
+            let text = m.text_content();
+            let Some((s, e)) = find_nonce(&text, &input.name) else {
+                next.push(m);
+                continue;
+            };
+            found = true;
+            let before = text.get(..s).unwrap_or("").trim();
+            let after = text.get(e..).unwrap_or("").trim();
+            match input.kind {
+                prompty_syntax::PropertyKind::Thread => match thread_messages(&input.value) {
+                    Some(thread) => {
+                        if !before.is_empty() {
+                            next.push(Message::text(m.role.clone(), before));
+                        }
+                        next.extend(thread);
+                        if !after.is_empty() {
+                            next.push(Message::text(m.role.clone(), after));
+                        }
+                    }
+                    None => {
+                        return Err(Error::new(
+                            ErrorKind::InvalidInput,
+                            format!(
+                                "thread input `{}` must be a list of messages with `role` and `content`",
+                                input.name
+                            ),
+                        )
+                        .with_input(input.name.clone()));
+                    }
+                },
+                kind => {
+                    let part = media_part(kind, &input.value).ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::InvalidInput,
+                            format!(
+                                "{} input `{}` must be a URL or data URI string, or an object with `url`/`source`",
+                                kind.as_str(),
+                                input.name
+                            ),
+                        )
+                        .with_input(input.name.clone())
+                    })?;
+                    let mut content = Vec::new();
+                    if !before.is_empty() {
+                        content.push(Part::Text { value: before.to_owned() });
+                    }
+                    content.push(part);
+                    if !after.is_empty() {
+                        content.push(Part::Text { value: after.to_owned() });
+                    }
+                    next.push(Message { role: m.role.clone(), content, metadata: m.metadata.clone() });
+                }
+            }
+        }
+        if !found
+            && input.kind == prompty_syntax::PropertyKind::Thread
+            && let Some(thread) = thread_messages(&input.value)
+        {
+            next.extend(thread);
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+/// A thread value: `[{role, content: string | parts}]`, or `{messages: [...]}`.
+fn thread_messages(v: &Value) -> Option<Vec<Message>> {
+    let items = match v {
+        Value::Array(a) => a,
+        Value::Object(o) => o.get("messages")?.as_array()?,
+        _ => return None,
+    };
+    items
+        .iter()
+        .map(|item| {
+            let role = item.get("role")?.as_str()?.to_owned();
+            let content = match item.get("content") {
+                Some(Value::String(s)) => vec![Part::Text { value: s.clone() }],
+                Some(Value::Array(parts)) => parts.iter().map(part_from_json).collect::<Option<Vec<_>>>()?,
+                None | Some(Value::Null) => Vec::new(),
+                Some(_) => return None,
+            };
+            let metadata = item.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+            Some(Message { role, content, metadata })
+        })
+        .collect()
+}
+
+fn part_from_json(p: &Value) -> Option<Part> {
+    if let Some(s) = p.as_str() {
+        return Some(Part::Text { value: s.to_owned() });
+    }
+    // Canonical parts ({kind, value}) or OpenAI-style ({type: text, text}).
+    if let Ok(part) = serde_json::from_value::<Part>(p.clone()) {
+        return Some(part);
+    }
+    match p.get("type")?.as_str()? {
+        "text" => Some(Part::Text { value: p.get("text")?.as_str()?.to_owned() }),
+        "image_url" => {
+            let iu = p.get("image_url")?;
+            let url = iu.as_str().or_else(|| iu.get("url")?.as_str())?;
+            Some(Part::Image {
+                value: url.to_owned(),
+                detail: iu.get("detail").and_then(Value::as_str).map(str::to_owned),
+                media_type: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn media_part(kind: prompty_syntax::PropertyKind, v: &Value) -> Option<Part> {
+    let (source, detail, media_type) = match v {
+        Value::String(s) => (s.clone(), None, None),
+        Value::Object(o) => (
+            o.get("url").or_else(|| o.get("source")).or_else(|| o.get("value")).and_then(Value::as_str)?.to_owned(),
+            o.get("detail").and_then(Value::as_str).map(str::to_owned),
+            o.get("mediaType").or_else(|| o.get("media_type")).and_then(Value::as_str).map(str::to_owned),
+        ),
+        _ => return None,
+    };
+    let media_type = media_type.or_else(|| data_uri_media_type(&source));
+    Some(match kind {
+        prompty_syntax::PropertyKind::Image => Part::Image { value: source, detail, media_type },
+        prompty_syntax::PropertyKind::Audio => Part::Audio { value: source, media_type },
+        _ => Part::File { value: source, media_type },
+    })
+}
+
+fn data_uri_media_type(s: &str) -> Option<String> {
+    let rest = s.strip_prefix("data:")?;
+    let end = rest.find([';', ','])?;
+    Some(rest.get(..end)?.to_owned()).filter(|m| !m.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(ms: &[Message]) -> Vec<(String, String)> {
+        ms.iter().map(|m| (m.role.clone(), m.text_content())).collect()
+    }
+
+    #[test]
+    fn splits_like_the_spec() {
+        let ms = split_messages("system:\n  \n  You are helpful.  \n  \n\nuser:\n  Hello  ");
+        assert_eq!(
+            texts(&ms),
+            vec![("system".into(), "  \n  You are helpful.  \n  ".into()), ("user".into(), "  Hello  ".into())]
+        );
+        let ms = split_messages("system:\nuser:\nHi");
+        assert_eq!(texts(&ms), vec![("system".into(), String::new()), ("user".into(), "Hi".into())]);
+        let ms = split_messages("preamble\nuser:\nHi");
+        assert_eq!(texts(&ms), vec![("system".into(), "preamble".into()), ("user".into(), "Hi".into())]);
+        let ms = split_messages("");
+        assert_eq!(texts(&ms), vec![("system".into(), String::new())]);
+    }
+
+    #[test]
+    fn nonces_are_found_by_name() {
+        let t = "a __PROMPTY_THREAD_abcd1234_conv__ b";
+        assert_eq!(find_nonce(t, "conv"), Some((2, 34)));
+        assert_eq!(find_nonce(t, "con"), None);
+    }
+}

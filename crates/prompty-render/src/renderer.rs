@@ -1,0 +1,319 @@
+//! [`Renderer`]: a loaded prompt with its compiled template, rendering through `&self`.
+
+use std::sync::{Arc, OnceLock};
+
+use prompty_syntax::{Profile, Prompt, PropertyKind};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::engine::{BodyLocation, Engine};
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::message::Message;
+use crate::parse::{RichInput, Strict, expand_rich, split_inner};
+use crate::promptflow::{Escapes, split_messages_promptflow};
+use crate::roles::{forges_boundary, role_line};
+
+/// The context variable that carries the per-render role-line nonce.
+const NONCE_VAR: &str = "__prompty_nonce";
+
+/// How to build a [`Renderer`].
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// Limits for untrusted templates.
+    pub limits: Limits,
+    /// Render with this profile instead of the prompt's own.
+    pub profile: Option<Profile>,
+    /// The original `.prompty` text, so that template errors point into the file.
+    pub source: Option<Arc<str>>,
+}
+
+/// A provenance segment of rendered text: literal template text or an interpolated value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Segment {
+    /// `literal` or `interp`.
+    pub kind: &'static str,
+    /// The text.
+    pub text: String,
+    /// The input an interpolation reads, when it is a plain variable.
+    pub source: Option<String>,
+    /// Whether that input is strict.
+    pub strict: bool,
+}
+
+/// A prompt and its compiled template. Immutable, `Send + Sync`; render from many threads.
+#[derive(Debug)]
+pub struct Renderer {
+    prompt: Prompt,
+    profile: Profile,
+    limits: Limits,
+    location: BodyLocation,
+    /// The body as compiled for prepare (strict nonces added to role lines when strict).
+    body: String,
+    engine: Engine,
+    strict: bool,
+    /// The body without nonces, compiled on first use (for `render_text`).
+    plain: OnceLock<Result<Engine, Error>>,
+    rich: Vec<(String, PropertyKind)>,
+}
+
+impl Renderer {
+    /// Compiles the prompt's template with default options.
+    pub fn new(prompt: Prompt) -> Result<Self, Error> {
+        Self::with_options(prompt, RenderOptions::default())
+    }
+
+    /// Compiles the prompt's template.
+    pub fn with_options(prompt: Prompt, options: RenderOptions) -> Result<Self, Error> {
+        let profile = options.profile.unwrap_or(prompt.profile);
+        if prompt.template.parser.kind != "prompty" {
+            return Err(Error::new(
+                ErrorKind::UnknownEngine,
+                format!("No parser registered for key: {} (supported: prompty)", prompt.template.parser.kind),
+            ));
+        }
+        let strict = profile == Profile::Spec && prompt.template.format.strict.unwrap_or(true);
+        let instructions = prompt.instructions.clone().unwrap_or_default();
+        let body = if strict { add_nonces(&instructions, &prompt.template.format.kind) } else { instructions };
+        let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
+        let engine = Engine::compile(&prompt.template.format.kind, body.clone(), profile, &options.limits, &location)?;
+        let rich =
+            prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
+        let plain = OnceLock::new();
+        if !strict {
+            // The compiled body has no nonces: it is the plain body too.
+            let _ = plain.set(Engine::compile(
+                &prompt.template.format.kind,
+                body.clone(),
+                profile,
+                &options.limits,
+                &location,
+            ));
+        }
+        Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, plain, rich })
+    }
+
+    /// The prompt.
+    pub fn prompt(&self) -> &Prompt {
+        &self.prompt
+    }
+
+    /// The profile this renderer follows.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// The variables the template reads (Jinja and Mustache).
+    pub fn template_variables(&self) -> Vec<String> {
+        self.engine.variables()
+    }
+
+    /// Validates inputs and renders the template to text, without the role split: what
+    /// the reference engine's render step returns. Rich inputs appear as their nonces.
+    pub fn render_text(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
+        let (mut ctx, _) = self.context(inputs)?;
+        if self.profile == Profile::Promptflow {
+            Escapes::escape(&mut ctx)?;
+        }
+        let engine = self.plain_engine()?;
+        engine.render(
+            &Value::Object(ctx),
+            &self.limits,
+            self.prompt.instructions.as_deref().unwrap_or(""),
+            &self.location,
+        )
+    }
+
+    /// Validates inputs, renders, splits into messages and expands rich inputs.
+    pub fn prepare(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
+        let (mut ctx, rich) = self.context(inputs)?;
+        match self.profile {
+            Profile::Spec => {
+                let nonce = if self.strict { Some(random_hex(8)?) } else { None };
+                let originals = if self.strict { Some(ctx.clone()) } else { None };
+                if let Some(n) = &nonce {
+                    ctx.insert(NONCE_VAR.to_owned(), Value::String(n.clone()));
+                }
+                let text = self.engine.render(&Value::Object(ctx), &self.limits, &self.body, &self.location)?;
+                let strict = match (&nonce, &originals) {
+                    (Some(nonce), Some(inputs)) => Some(Strict { nonce, inputs }),
+                    _ => None,
+                };
+                let messages = split_inner(&text, strict.as_ref())?;
+                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich) }
+            }
+            Profile::Promptflow => {
+                let escapes = Escapes::escape(&mut ctx)?;
+                let text = self.engine.render(&Value::Object(ctx), &self.limits, &self.body, &self.location)?;
+                let mut messages = split_messages_promptflow(&text)?;
+                escapes.restore(&mut messages);
+                Ok(messages)
+            }
+        }
+    }
+
+    /// Renders a Jinja template into provenance segments: literal template text and
+    /// interpolated values with the input they came from. A strict input (`strict: true`
+    /// or named in `strict_inputs`) whose value forges a role line is an error.
+    pub fn render_segments(
+        &self,
+        inputs: &Map<String, Value>,
+        strict_inputs: &[String],
+    ) -> Result<Vec<Segment>, Error> {
+        let (ctx, _) = self.context(inputs)?;
+        let is_strict = |name: &str| {
+            strict_inputs.iter().any(|s| s == name) || self.prompt.input(name).is_some_and(|p| p.strict == Some(true))
+        };
+        let engine = self.plain_engine()?;
+        let body = self.prompt.instructions.as_deref().unwrap_or("");
+        let (text, exprs) = engine.render_with_spans(&Value::Object(ctx), body, &self.location)?;
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut pos = 0;
+        let push_literal = |segments: &mut Vec<Segment>, s: &str| {
+            if s.is_empty() {
+                return;
+            }
+            match segments.last_mut() {
+                Some(last) if last.kind == "literal" => last.text.push_str(s),
+                _ => segments.push(Segment { kind: "literal", text: s.to_owned(), source: None, strict: false }),
+            }
+        };
+        for (range, expr) in exprs {
+            if range.start < pos {
+                continue;
+            }
+            push_literal(&mut segments, text.get(pos..range.start).unwrap_or(""));
+            let value = text.get(range.clone()).unwrap_or("").to_owned();
+            let source = root_variable(&expr);
+            let strict = source.as_deref().is_some_and(is_strict);
+            if strict && forges_boundary(&value) {
+                let name = source.clone().unwrap_or_default();
+                return Err(Error::new(
+                    ErrorKind::Injection,
+                    format!("StrictViolation: strict input `{name}` contains a role line"),
+                )
+                .with_input(name));
+            }
+            segments.push(Segment { kind: "interp", text: value, source, strict });
+            pos = range.end;
+        }
+        push_literal(&mut segments, text.get(pos..).unwrap_or(""));
+        Ok(segments)
+    }
+
+    fn plain_engine(&self) -> Result<&Engine, Error> {
+        let compiled = self.plain.get_or_init(|| {
+            Engine::compile(
+                &self.prompt.template.format.kind,
+                self.prompt.instructions.clone().unwrap_or_default(),
+                self.profile,
+                &self.limits,
+                &self.location,
+            )
+        });
+        compiled.as_ref().map_err(Clone::clone)
+    }
+
+    /// Validated inputs with rich inputs replaced by nonces, and the rich values.
+    fn context(&self, inputs: &Map<String, Value>) -> Result<(Map<String, Value>, Vec<RichInput>), Error> {
+        let mut ctx = self.prompt.validate_inputs(inputs)?;
+        for p in self.prompt.inputs.iter().flatten() {
+            if p.strict == Some(true)
+                && let Some(Value::String(s)) = ctx.get(&p.name)
+                && forges_boundary(s)
+            {
+                return Err(Error::new(
+                    ErrorKind::Injection,
+                    format!("StrictViolation: strict input `{}` contains a role line", p.name),
+                )
+                .with_input(p.name.clone()));
+            }
+        }
+        let mut rich = Vec::new();
+        if self.profile == Profile::Spec {
+            for (name, kind) in &self.rich {
+                let Some(value) = ctx.get_mut(name) else { continue };
+                let nonce = format!("__PROMPTY_THREAD_{}_{name}__", random_hex(4)?);
+                let original = std::mem::replace(value, Value::String(nonce));
+                rich.push(RichInput { name: name.clone(), kind: *kind, value: original });
+            }
+        }
+        Ok((ctx, rich))
+    }
+}
+
+/// The input name an interpolation reads: `q`, `user.name` -> `user`, `q | upper` -> `q`.
+fn root_variable(expr: &str) -> Option<String> {
+    let name: String = expr.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
+}
+
+/// Rewrites every role line of the template body to carry the render nonce.
+fn add_nonces(body: &str, format: &str) -> String {
+    let placeholder = match format {
+        "jinja2" | "jinja" | "nunjucks" => "{{ __prompty_nonce }}",
+        _ => "{{__prompty_nonce}}",
+    };
+    let mut out = String::with_capacity(body.len() + 64);
+    for (i, line) in body.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match role_line(line) {
+            Some(marker) => {
+                out.push_str(marker.role);
+                out.push('[');
+                if let Some(attrs) = marker.attrs {
+                    out.push_str(attrs);
+                    out.push_str(", ");
+                }
+                out.push_str("nonce=\"");
+                out.push_str(placeholder);
+                out.push_str("\"]:");
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// `n` random bytes as lowercase hex, from the operating system's CSPRNG.
+fn random_hex(n: usize) -> Result<String, Error> {
+    let mut buf = [0u8; 16];
+    let bytes = buf.get_mut(..n.min(16)).unwrap_or_default();
+    getrandom::fill(bytes).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("no random source: {e}")))?;
+    let mut s = String::with_capacity(n * 2);
+    for b in bytes.iter() {
+        s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+        s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonces_keep_attributes() {
+        assert_eq!(
+            add_nonces("system:\nhi\n# User[name=Bob]:\n{{q}}", "jinja2"),
+            "system[nonce=\"{{ __prompty_nonce }}\"]:\nhi\nuser[name=Bob, nonce=\"{{ __prompty_nonce }}\"]:\n{{q}}"
+        );
+    }
+
+    #[test]
+    fn hex_is_fresh() {
+        let a = random_hex(8).expect("rng");
+        let b = random_hex(8).expect("rng");
+        assert_eq!(a.len(), 16);
+        assert_ne!(a, b);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    }
+
+    #[test]
+    fn renderer_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Renderer>();
+    }
+}
