@@ -1,0 +1,186 @@
+//! The one error type of this crate.
+
+/// Broad class of an [`Error`], mirroring the categories that
+/// azure-ai-evaluation attaches to its exceptions, so callers can map errors
+/// onto the same dashboards and retry policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCategory {
+    /// The judge answered, but its answer cannot be turned into a result.
+    FailedExecution,
+    /// A value given by the caller (inputs, configuration) is not acceptable.
+    InvalidValue,
+    /// A value the caller must give is missing.
+    MissingField,
+    /// The caller named something this crate does not know.
+    UnknownField,
+}
+
+impl ErrorCategory {
+    /// The reference library's name for the category (`FAILED_EXECUTION`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCategory::FailedExecution => "FAILED_EXECUTION",
+            ErrorCategory::InvalidValue => "INVALID_VALUE",
+            ErrorCategory::MissingField => "MISSING_FIELD",
+            ErrorCategory::UnknownField => "UNKNOWN_FIELD",
+        }
+    }
+}
+
+/// Everything that can go wrong in this crate.
+///
+/// Variants about the judge's answer say what was wrong with the answer;
+/// variants about configuration name the offending key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The answer is empty (or only whitespace) where a value was required.
+    #[error("the judge answer is empty")]
+    EmptyAnswer,
+    /// No `<S2>...</S2>` tag holding a digit of the accepted range was found.
+    #[error("no score tag: {detail}")]
+    NoTagScore {
+        /// What the tag scanner saw instead.
+        detail: String,
+    },
+    /// The answer contains no digit at all.
+    #[error("the judge answer contains no digit")]
+    NoDigit,
+    /// The answer contains no `{...}` JSON object.
+    #[error("the judge answer holds no JSON object")]
+    NoJsonObject,
+    /// A `{...}` block was found but is not valid JSON, even after removing
+    /// trailing commas.
+    #[error("the judge answer is not valid JSON: {message}")]
+    InvalidJson {
+        /// The JSON parser's message.
+        message: String,
+    },
+    /// The answer is valid JSON but not an object.
+    #[error("the judge answer is a JSON {found}, not an object")]
+    NotAnObject {
+        /// The JSON type found (`array`, `string`, ...).
+        found: &'static str,
+    },
+    /// The answer is not one of the accepted labels.
+    #[error("the judge answer `{answer}` is not a label (expected one of {expected})")]
+    UnknownLabel {
+        /// The answer (or field value) as given.
+        answer: String,
+        /// The accepted spellings.
+        expected: String,
+    },
+    /// A field that must be present in a JSON answer is missing.
+    #[error("the judge answer has no `{field}` field")]
+    MissingField {
+        /// The field name.
+        field: String,
+    },
+    /// The score field holds something that is not a number.
+    #[error("the `{field}` field holds {value}, which is not a number")]
+    ScoreNotNumeric {
+        /// The field name.
+        field: String,
+        /// The value, as Python's `str()` would print it.
+        value: String,
+    },
+    /// The score is outside the range the evaluator validates.
+    #[error("Invalid score value: {value}. Expected a number in range [{min}, {max}].")]
+    ScoreOutOfRange {
+        /// The score, as Python's `str()` would print it.
+        value: String,
+        /// Lower bound, as written in the configuration.
+        min: String,
+        /// Upper bound, as written in the configuration.
+        max: String,
+    },
+    /// The score is not one of the values the evaluator accepts.
+    #[error("Invalid score value: {value}. Expected one of {allowed}.")]
+    ScoreNotAllowed {
+        /// The score, as Python's `str()` would print it.
+        value: String,
+        /// The accepted values.
+        allowed: String,
+    },
+    /// The evaluator stores its score as an integer but the answer gave none
+    /// (the reference fails with "cannot convert float NaN to integer").
+    #[error("cannot convert float NaN to integer: the judge answer has no usable score")]
+    NanToInteger,
+    /// The evaluator configuration is invalid.
+    #[error("invalid evaluator configuration at `{key}`: {message}")]
+    Config {
+        /// Dotted path of the offending key, e.g. `evaluator.threshold`.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The evaluator configuration names something unknown.
+    #[error("unknown evaluator configuration key `{key}`")]
+    UnknownConfigKey {
+        /// Dotted path of the unknown key.
+        key: String,
+    },
+    /// An evaluation input is missing or malformed.
+    #[error("invalid input `{field}`: {message}")]
+    Input {
+        /// The input name (`query`, `conversation`, ...).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A required evaluation input is missing.
+    #[error("missing input `{field}`: {message}")]
+    MissingInput {
+        /// The input name.
+        field: String,
+        /// Context for the message.
+        message: String,
+    },
+}
+
+impl Error {
+    /// The category of this error (see [`ErrorCategory`]).
+    pub fn category(&self) -> ErrorCategory {
+        match self {
+            Error::EmptyAnswer
+            | Error::NoTagScore { .. }
+            | Error::NoDigit
+            | Error::NoJsonObject
+            | Error::InvalidJson { .. }
+            | Error::NotAnObject { .. }
+            | Error::UnknownLabel { .. }
+            | Error::MissingField { .. }
+            | Error::ScoreNotNumeric { .. }
+            | Error::ScoreOutOfRange { .. }
+            | Error::ScoreNotAllowed { .. }
+            | Error::NanToInteger => ErrorCategory::FailedExecution,
+            Error::Config { .. } | Error::Input { .. } => ErrorCategory::InvalidValue,
+            Error::UnknownConfigKey { .. } => ErrorCategory::UnknownField,
+            Error::MissingInput { .. } => ErrorCategory::MissingField,
+        }
+    }
+
+    /// Whether the error is about the judge's answer (as opposed to the
+    /// caller's inputs or configuration).
+    pub fn is_answer_error(&self) -> bool {
+        self.category() == ErrorCategory::FailedExecution
+    }
+
+    pub(crate) fn config(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Config {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn input(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Input {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,217 @@
+//! The configuration-driven evaluator: one judge answer in, one
+//! [`Evaluation`] out.
+
+use crate::config::EvaluatorConfig;
+use crate::error::{Error, Result};
+use crate::evaluation::{Evaluation, JudgeReply};
+use crate::extract::json::{self as json_answer, Parsed};
+use crate::extract::{AnswerFormat, Extracted, label, number, tags};
+use crate::verdict::{Verdict, verdict};
+
+/// Scores judge answers as an [`EvaluatorConfig`] says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluator {
+    name: String,
+    config: EvaluatorConfig,
+}
+
+impl Evaluator {
+    /// An evaluator named `name` (used when the configuration has no
+    /// `resultKey`).
+    pub fn new(name: impl Into<String>, config: EvaluatorConfig) -> Self {
+        let name = config.result_key.clone().unwrap_or_else(|| name.into());
+        Evaluator { name, config }
+    }
+
+    /// The result key.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EvaluatorConfig {
+        &self.config
+    }
+
+    /// Reads an answer in the configured format.
+    pub fn extract(&self, answer: &str) -> Result<Extracted> {
+        let c = &self.config;
+        match c.answer {
+            AnswerFormat::Tags => Ok(tags::extract(answer, c.digit_range()?)),
+            AnswerFormat::Number => Ok(number::extract(answer)),
+            AnswerFormat::Json => json_answer::extract(answer, &c.json),
+            AnswerFormat::Label => match json_answer::parse_answer(answer) {
+                Ok(Parsed::Object(map)) => {
+                    let key = c.json.score.iter().find(|k| map.contains_key(k.as_str())).cloned();
+                    let fields = json_answer::JsonFields {
+                        score: Vec::new(),
+                        ..c.json.clone()
+                    };
+                    let mut x = json_answer::read_object(map, &fields)?;
+                    match key.and_then(|k| x.object.as_ref().and_then(|o| o.get(&k)).cloned()) {
+                        Some(v) => match label::from_value(&v) {
+                            Ok(b) => {
+                                x.score = Some(if b { 1.0 } else { 0.0 });
+                                x.score_problem = None;
+                            }
+                            Err(problem) => {
+                                x.score = None;
+                                x.score_problem = Some(problem);
+                            }
+                        },
+                        None => {
+                            x.score = None;
+                            x.score_problem = Some(Error::MissingField {
+                                field: c.json.score.first().cloned().unwrap_or_default(),
+                            });
+                        }
+                    }
+                    Ok(x)
+                }
+                _ => Ok(label::extract(answer)),
+            },
+        }
+    }
+
+    /// Scores one judge reply. Answers without a usable score give an
+    /// [`Verdict::Unknown`] evaluation whose `problem` says why (an error
+    /// instead when the configuration is `strict`); a score outside a
+    /// validated range is always an error. A `status: skipped` JSON answer
+    /// is [`Verdict::NotApplicable`].
+    pub fn evaluate(&self, reply: &JudgeReply) -> Result<Evaluation> {
+        let c = &self.config;
+        if let Some(reference) = c.compat {
+            let mut e = reference.score(&c.threshold, reply)?;
+            e.name = self.name.clone();
+            return Ok(e);
+        }
+        let answer = reply.content_str();
+        let x = match self.extract(answer) {
+            Ok(x) => x,
+            Err(problem) if !c.strict && problem.is_answer_error() => Extracted::missing(problem),
+            Err(problem) => return Err(problem),
+        };
+        if c.strict {
+            if let Some(problem) = x.score_problem.clone() {
+                return Err(problem);
+            }
+        }
+        let mut e = Evaluation {
+            name: self.name.clone(),
+            score: x.score,
+            score_form: c.score_form,
+            reason: x.reason,
+            label: x.label,
+            threshold: Some(c.threshold.clone()),
+            details: c
+                .json
+                .properties
+                .iter()
+                .find_map(|k| x.object.as_ref().and_then(|o| o.get(k.as_str())).cloned()),
+            properties: x.properties,
+            status: x.status,
+            problem: x.score_problem.map(|p| p.to_string()),
+            ..Evaluation::default()
+        };
+        if e.status.as_deref() == Some("skipped") {
+            e.verdict = Verdict::NotApplicable;
+            e.score = None;
+            e.reason = format!("Not applicable: {}", e.reason);
+            return Ok(e.with_reply(reply));
+        }
+        if c.validate_range {
+            if let Some(range) = &c.range {
+                let shown = match e.score {
+                    Some(s) => crate::py::repr_of(&crate::evaluation::float_value(s)),
+                    None => "nan".to_owned(),
+                };
+                range.check(e.score, &shown)?;
+            }
+        }
+        e.verdict = verdict(e.score, c.threshold.value(), c.direction);
+        Ok(e.with_reply(reply))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::{Direction, Threshold};
+    use serde_json::json;
+
+    fn config(block: serde_json::Value) -> EvaluatorConfig {
+        EvaluatorConfig::from_block(&block).unwrap_or_default()
+    }
+
+    #[test]
+    fn json_answer_in_fence() {
+        let ev = Evaluator::new("quality", config(json!({"answer": "json", "threshold": 4})));
+        let e = ev.evaluate(&JudgeReply::text("Sure:\n```json\n{\"score\": 4, \"reason\": \"ok\",}\n```"));
+        let e = e.unwrap_or_default();
+        assert_eq!(e.score, Some(4.0));
+        assert_eq!(e.reason, "ok");
+        assert_eq!(e.verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn unparsable_is_unknown_not_pass() {
+        let ev = Evaluator::new("quality", config(json!({"answer": "json", "threshold": 0})));
+        let e = ev.evaluate(&JudgeReply::text("no json here")).unwrap_or_default();
+        assert_eq!(e.verdict, Verdict::Unknown);
+        assert_eq!(e.score, None);
+        assert!(e.problem.is_some());
+    }
+
+    #[test]
+    fn strict_makes_it_an_error() {
+        let ev = Evaluator::new("quality", config(json!({"answer": "json", "strict": true})));
+        assert!(ev.evaluate(&JudgeReply::text("no json here")).is_err());
+        assert!(ev.evaluate(&JudgeReply::text("{\"reason\": \"x\"}")).is_err());
+    }
+
+    #[test]
+    fn validated_range() {
+        let ev = Evaluator::new(
+            "q",
+            config(json!({"answer": "json", "range": [1, 5], "validateRange": true})),
+        );
+        let err = ev.evaluate(&JudgeReply::text("{\"score\": 7}")).err();
+        assert!(matches!(err, Some(Error::ScoreOutOfRange { .. })));
+    }
+
+    #[test]
+    fn lower_is_better() {
+        let mut c = config(json!({"answer": "number"}));
+        c.direction = Direction::Lower;
+        c.threshold = Threshold::from(2u8);
+        let ev = Evaluator::new("harm", c);
+        let e = ev.evaluate(&JudgeReply::text("1")).unwrap_or_default();
+        assert_eq!(e.verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn label_answers() {
+        let ev = Evaluator::new(
+            "ok",
+            config(json!({"answer": "label", "direction": "equal", "threshold": 1})),
+        );
+        let e = ev.evaluate(&JudgeReply::text("FALSE")).unwrap_or_default();
+        assert_eq!((e.score, e.verdict), (Some(0.0), Verdict::Fail));
+        let c = config(json!({"answer": "label", "direction": "equal", "threshold": 1, "scoreKey": "success"}));
+        let ev = Evaluator::new("ok", c);
+        let e = ev
+            .evaluate(&JudgeReply::text("{\"success\": \"TRUE\", \"explanation\": \"done\"}"))
+            .unwrap_or_default();
+        assert_eq!((e.score, e.verdict, e.reason.as_str()), (Some(1.0), Verdict::Pass, "done"));
+    }
+
+    #[test]
+    fn skipped_status_is_not_applicable() {
+        let ev = Evaluator::new("q", config(json!({"answer": "json"})));
+        let e = ev
+            .evaluate(&JudgeReply::text("{\"status\": \"skipped\", \"reason\": \"no tools\"}"))
+            .unwrap_or_default();
+        assert_eq!(e.verdict, Verdict::NotApplicable);
+        assert_eq!(e.reason, "Not applicable: no tools");
+    }
+}
