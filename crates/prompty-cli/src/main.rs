@@ -1,1 +1,228 @@
-fn main() {}
+//! `prompty`: lint, load, render and compile `.prompty` files.
+
+mod check;
+mod host;
+mod inputs;
+mod report;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use prompty_render::{Message, Part, RenderOptions, Renderer};
+use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_path};
+
+use crate::host::FsHost;
+use crate::inputs::InputArgs;
+
+/// Exit code for usage and I/O failures (and files that cannot be used).
+const EXIT_FAILURE: u8 = 2;
+
+#[derive(Parser)]
+#[command(name = "prompty", version, about = "Lint, render and compile .prompty files", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check files and folders (recursively, *.prompty) and report every problem.
+    Check(check::CheckArgs),
+    /// Print the normalized prompt as JSON (spec field names).
+    Load {
+        /// The .prompty file.
+        file: PathBuf,
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// Render a prompt to chat messages.
+    Render {
+        /// The .prompty file.
+        file: PathBuf,
+        #[command(flatten)]
+        inputs: InputArgs,
+        #[command(flatten)]
+        load: LoadArgs,
+        /// Output: readable text with role headers (default on a terminal) or canonical JSON.
+        #[arg(long, value_enum)]
+        format: Option<RenderFormat>,
+        /// Print the rendered text before the role split.
+        #[arg(long)]
+        raw: bool,
+    },
+}
+
+/// Options shared by every command that loads one prompt.
+#[derive(clap::Args, Clone)]
+pub(crate) struct LoadArgs {
+    /// Render like this reference engine; `auto` detects v1 files.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Auto)]
+    profile: ProfileArg,
+    /// Another folder `${file:}` references may read from (repeatable).
+    #[arg(long = "allow-root", value_name = "DIR")]
+    allow_roots: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProfileArg {
+    Auto,
+    Spec,
+    Promptflow,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum RenderFormat {
+    Text,
+    Json,
+}
+
+impl LoadArgs {
+    fn options(&self) -> LoadOptions {
+        LoadOptions {
+            path: None,
+            allowed_roots: self.allow_roots.clone(),
+            lint: false,
+            profile: match self.profile {
+                ProfileArg::Auto => ProfileChoice::Auto,
+                ProfileArg::Spec => ProfileChoice::Force(Profile::Spec),
+                ProfileArg::Promptflow => ProfileChoice::Force(Profile::Promptflow),
+            },
+        }
+    }
+}
+
+/// A failure that ends the command: printed on stderr, exit code 2.
+pub(crate) struct Failure(String);
+
+impl<T: std::fmt::Display> From<T> for Failure {
+    fn from(e: T) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => return check::run(&args),
+        Command::Load { file, load } => cmd_load(&file, &load),
+        Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "error: {}", message.trim_end());
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+/// Loads a prompt for a command: any error-level diagnostic ends the command.
+pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
+    let host = FsHost;
+    let loaded = load_path(file, &host, &load.options()).map_err(|e| Failure(e.to_string()))?;
+    let text: Arc<str> =
+        Arc::from(String::from_utf8_lossy(&prompty_syntax::Host::read(&host, file).unwrap_or_default()));
+    let errors: Vec<String> =
+        loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| report::one_line(file, &text, d)).collect();
+    match loaded.prompt {
+        Some(prompt) if errors.is_empty() => Ok((prompt, text)),
+        _ if errors.is_empty() => Err(Failure(format!("{}: cannot be loaded as a prompt", file.display()))),
+        _ => Err(Failure(errors.join("\n       "))),
+    }
+}
+
+fn cmd_load(file: &Path, load: &LoadArgs) -> Result<(), Failure> {
+    let (prompt, _) = load_prompt(file, load)?;
+    print_json(&serde_json::to_value(&prompt)?)
+}
+
+fn print_json(value: &serde_json::Value) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn cmd_render(
+    file: &Path,
+    inputs: &InputArgs,
+    load: &LoadArgs,
+    format: Option<RenderFormat>,
+    raw: bool,
+) -> Result<(), Failure> {
+    let given = inputs.collect()?;
+    let (prompt, text) = load_prompt(file, load)?;
+    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+        .map_err(|e| render_failure(file, &text, &e))?;
+    let format =
+        format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });
+    let mut out = std::io::stdout().lock();
+    if raw {
+        let rendered = renderer.render_text(&given).map_err(|e| render_failure(file, &text, &e))?;
+        match format {
+            RenderFormat::Json => writeln!(out, "{}", serde_json::Value::String(rendered))?,
+            RenderFormat::Text => write!(out, "{rendered}")?,
+        }
+        return Ok(());
+    }
+    let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
+    match format {
+        RenderFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &messages)?;
+            writeln!(out)?;
+        }
+        RenderFormat::Text => write!(out, "{}", messages_as_text(&messages))?,
+    }
+    Ok(())
+}
+
+/// A render error located in the file when it comes from the template.
+pub(crate) fn render_failure(file: &Path, text: &str, e: &prompty_render::Error) -> Failure {
+    match e.span() {
+        Some(span) => {
+            let (line, col) = prompty_syntax::LineIndex::new(text).line_col(text, span.start);
+            Failure(format!("{}:{line}:{col}: {e}", file.display()))
+        }
+        None => Failure(format!("{}: {e}", file.display())),
+    }
+}
+
+/// A readable view: a header per message, then its content.
+pub(crate) fn messages_as_text(messages: &[Message]) -> String {
+    let mut s = String::new();
+    for (i, m) in messages.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str("── ");
+        s.push_str(&m.role);
+        if !m.metadata.is_empty() {
+            s.push(' ');
+            s.push_str(&serde_json::Value::Object(m.metadata.clone()).to_string());
+        }
+        s.push_str(" ──\n");
+        for part in &m.content {
+            match part {
+                Part::Text { value } => s.push_str(value),
+                Part::Image { value, .. } => s.push_str(&format!("[image: {}]", abbreviate(value))),
+                Part::File { value, .. } => s.push_str(&format!("[file: {}]", abbreviate(value))),
+                Part::Audio { value, .. } => s.push_str(&format!("[audio: {}]", abbreviate(value))),
+            }
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+        }
+        if m.content.is_empty() {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+fn abbreviate(s: &str) -> String {
+    if s.chars().count() <= 80 { s.to_owned() } else { format!("{}…", s.chars().take(77).collect::<String>()) }
+}

@@ -59,6 +59,9 @@ pub struct LoadOptions {
     pub allowed_roots: Vec<PathBuf>,
     /// The profile.
     pub profile: ProfileChoice,
+    /// Linting, not running: an unset `${env:}` variable is a warning (the environment at
+    /// lint time is not the one the prompt will run in), not an error.
+    pub lint: bool,
 }
 
 /// What loading produced: the prompt when one could be built, and every diagnostic.
@@ -206,6 +209,7 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
         base_dir: options.path.as_ref().map(|p| p.parent().map(PathBuf::from).unwrap_or_default()),
         allowed_roots: &options.allowed_roots,
         profile,
+        lint: options.lint,
     };
     resolver.resolve(&mut root, &mut diagnostics);
     let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile };

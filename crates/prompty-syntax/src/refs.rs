@@ -66,6 +66,8 @@ pub(crate) struct Resolver<'a> {
     pub(crate) allowed_roots: &'a [PathBuf],
     /// v1 leaves unset variables literal instead of failing.
     pub(crate) profile: Profile,
+    /// Unset variables are warnings when linting.
+    pub(crate) lint: bool,
 }
 
 impl Resolver<'_> {
@@ -122,6 +124,21 @@ impl Resolver<'_> {
                 match (self.host.env(name), default) {
                     (Some(v), _) => Some(Node { value: NodeValue::String(v), span: span.clone() }),
                     (None, Some(d)) => Some(Node { value: NodeValue::String(d.to_owned()), span: span.clone() }),
+                    (None, None) if self.lint && self.profile == Profile::Spec => {
+                        diags.push(
+                            Diagnostic::warning(
+                                codes::ENV_NOT_SET,
+                                span.clone(),
+                                format!(
+                                    "Environment variable '{name}' is not set here; loading will fail where it is unset"
+                                ),
+                            )
+                            .with_help(format!(
+                                "set {name} where the prompt runs, or give a default: ${{env:{name}:value}}"
+                            )),
+                        );
+                        None
+                    }
                     (None, None) if self.profile == Profile::Promptflow => {
                         diags.push(
                             Diagnostic::warning(
