@@ -147,9 +147,7 @@ impl AzureEvaluator {
     /// The default threshold.
     pub fn default_threshold(self) -> Threshold {
         match self {
-            E::ToolSelection | E::ToolInputAccuracy | E::ToolOutputUtilization | E::ToolSuccess => {
-                Threshold::from(1u8)
-            }
+            E::ToolSelection | E::ToolInputAccuracy | E::ToolOutputUtilization | E::ToolSuccess => Threshold::from(1u8),
             _ => Threshold::from(3u8),
         }
     }
@@ -248,9 +246,7 @@ impl AzureEvaluator {
     /// The 1.13.3 key layout of this evaluator's result.
     pub fn layout(self) -> AzureLayout {
         use AzureKey as K;
-        let obj = K::Details {
-            missing: MissingDetails::EmptyObject,
-        };
+        let obj = K::Details { missing: MissingDetails::EmptyObject };
         let keys = match self {
             E::Coherence | E::Fluency | E::Groundedness | E::Retrieval => {
                 return AzureLayout::tagged();
@@ -258,14 +254,9 @@ impl AzureEvaluator {
             E::Similarity => return AzureLayout::unreasoned(),
             E::Relevance | E::IntentResolution => vec![K::Score, K::GptScore, K::Result, K::Threshold, K::Reason],
             E::ResponseCompleteness => vec![K::Score, K::Result, K::Threshold, K::Reason],
-            E::TaskAdherence => vec![
-                K::Score,
-                K::Result,
-                K::Reason,
-                K::Details {
-                    missing: MissingDetails::EmptyString,
-                },
-            ],
+            E::TaskAdherence => {
+                vec![K::Score, K::Result, K::Reason, K::Details { missing: MissingDetails::EmptyString }]
+            }
             E::TaskCompletion => vec![K::Score, K::Result, K::Reason, obj],
             E::ToolCallAccuracy => vec![K::Score, K::GptScore, K::Result, K::Threshold, K::Reason, obj],
             E::ToolSelection | E::ToolInputAccuracy => vec![K::Score, K::Result, K::Threshold, K::Reason, obj],
@@ -276,10 +267,7 @@ impl AzureEvaluator {
     }
 
     fn is_base(self) -> bool {
-        matches!(
-            self,
-            E::Coherence | E::Fluency | E::Groundedness | E::Retrieval | E::Similarity
-        )
+        matches!(self, E::Coherence | E::Fluency | E::Groundedness | E::Retrieval | E::Similarity)
     }
 
     fn conversation_inputs(self) -> Option<TurnInputs> {
@@ -332,10 +320,7 @@ impl AzureEvaluator {
                 ));
             }
             let turns = conversation_turns(conversation, turn_inputs)?;
-            let calls = turns
-                .iter()
-                .map(|turn| self.prepare_turn(turn, true, version))
-                .collect::<Result<Vec<_>>>()?;
+            let calls = turns.iter().map(|turn| self.prepare_turn(turn, true, version)).collect::<Result<Vec<_>>>()?;
             return Ok(Prepared::Calls(calls.into_iter().flatten().collect()));
         }
         if let Some(missing) = self.required_inputs().iter().find(|k| given(k).is_none()) {
@@ -363,18 +348,10 @@ impl AzureEvaluator {
             inputs.insert(k.to_owned(), v);
         };
         let flatten_query = |q: Value, system: bool, tools: bool| {
-            if q.is_string() {
-                q
-            } else {
-                reformat_conversation_history(&q, system, tools, version)
-            }
+            if q.is_string() { q } else { reformat_conversation_history(&q, system, tools, version) }
         };
         let flatten_response = |r: Value, tools: bool| {
-            if r.is_string() {
-                r
-            } else {
-                reformat_agent_response(&r, tools, version)
-            }
+            if r.is_string() { r } else { reformat_agent_response(&r, tools, version) }
         };
         let prompt = match self {
             E::Coherence | E::Fluency | E::Retrieval | E::Similarity | E::ResponseCompleteness => {
@@ -470,9 +447,9 @@ impl AzureEvaluator {
                 }
                 put("query", flatten_query(get("query"), true, true));
                 let calls = match version {
-                    RefVersion::V1_13_3 => flatten::agent_response_lines(&response, true, version)
-                        .map(Value::Array)
-                        .unwrap_or(response),
+                    RefVersion::V1_13_3 => {
+                        flatten::agent_response_lines(&response, true, version).map(Value::Array).unwrap_or(response)
+                    }
                     RefVersion::V1_18_10 => flatten_response(response, true),
                 };
                 put("tool_calls", calls);
@@ -545,11 +522,8 @@ impl AzureEvaluator {
                 let (score, reason) = match json_answer::parse_answer(content) {
                     Ok(Parsed::Object(map)) if content.trim_start().starts_with('{') => {
                         let score = map.get("score").map(|v| json_answer::score_value("score", v)).transpose()?;
-                        let reason = map
-                            .get("reason")
-                            .or_else(|| map.get("explanation"))
-                            .map(py::str_of)
-                            .unwrap_or_default();
+                        let reason =
+                            map.get("reason").or_else(|| map.get("explanation")).map(py::str_of).unwrap_or_default();
                         (score.flatten(), reason)
                     }
                     _ => {
@@ -597,9 +571,7 @@ impl AzureEvaluator {
             }
             E::TaskAdherence => {
                 let map = object_answer(content)?;
-                let flagged = map
-                    .get("flagged")
-                    .ok_or_else(|| Error::MissingField { field: "flagged".to_owned() })?;
+                let flagged = map.get("flagged").ok_or_else(|| Error::MissingField { field: "flagged".to_owned() })?;
                 let flagged = flatten::py_truthy(flagged);
                 e.score = Some(if flagged { 0.0 } else { 1.0 });
                 e.reason = optional_str(&map, "reasoning");
@@ -608,18 +580,13 @@ impl AzureEvaluator {
             }
             E::TaskCompletion => {
                 let map = object_answer(content)?;
-                let success = map
-                    .get("success")
-                    .ok_or_else(|| Error::MissingField { field: "success".to_owned() })?;
+                let success = map.get("success").ok_or_else(|| Error::MissingField { field: "success".to_owned() })?;
                 let (score, form) = match success {
                     Value::String(s) => (if s.to_uppercase() == "TRUE" { 1.0 } else { 0.0 }, ScoreForm::Int),
                     Value::Bool(b) => (if *b { 1.0 } else { 0.0 }, ScoreForm::Bool),
                     Value::Number(n) => (n.as_f64().unwrap_or(f64::NAN), number_form(n)),
                     other => {
-                        return Err(Error::ScoreNotNumeric {
-                            field: "success".to_owned(),
-                            value: py::repr_of(other),
-                        });
+                        return Err(Error::ScoreNotNumeric { field: "success".to_owned(), value: py::repr_of(other) });
                     }
                 };
                 e.score = Some(score);
@@ -637,10 +604,7 @@ impl AzureEvaluator {
                     Value::Number(n) => n.as_f64().filter(|x| *x == 0.0 || *x == 1.0),
                     _ => None,
                 }
-                .ok_or_else(|| Error::ScoreNotAllowed {
-                    value: py::str_of(&raw),
-                    allowed: "[0, 1]".to_owned(),
-                })?;
+                .ok_or_else(|| Error::ScoreNotAllowed { value: py::str_of(&raw), allowed: "[0, 1]".to_owned() })?;
                 e.score = Some(score);
                 e.score_form = match (&raw, self) {
                     (_, E::ToolSelection) => ScoreForm::Int,
@@ -648,13 +612,15 @@ impl AzureEvaluator {
                     (Value::Number(n), _) => number_form(n),
                     _ => ScoreForm::Float,
                 };
-                e.reason = optional_str(&map, if self == E::ToolSelection { "explanation" } else { "chain_of_thought" });
+                e.reason =
+                    optional_str(&map, if self == E::ToolSelection { "explanation" } else { "chain_of_thought" });
                 let mut details = map.get("details").cloned().unwrap_or(Value::Object(Map::new()));
                 if let Value::Object(d) = &mut details {
                     if self == E::ToolSelection && !d.is_empty() {
                         let correct = count(d, "correct_tool_selections");
                         let wrong = count(d, "wrong_tool_selections");
-                        let acc = if correct + wrong == 0.0 { 100.0 } else { round2(correct / (correct + wrong) * 100.0) };
+                        let acc =
+                            if correct + wrong == 0.0 { 100.0 } else { round2(correct / (correct + wrong) * 100.0) };
                         d.insert("tool_selection_accuracy".to_owned(), crate::evaluation::float_value(acc));
                     }
                     if self == E::ToolInputAccuracy {
@@ -851,10 +817,7 @@ fn check_definitions(calls: &[Value], defs: &[Value]) -> Result<()> {
         let name = call.get("name");
         let defined = defs.iter().any(|d| d.get("name") == name);
         if !defined {
-            return Err(Error::input(
-                "tool_definitions",
-                "Tool definitions for all tool calls must be provided.",
-            ));
+            return Err(Error::input("tool_definitions", "Tool definitions for all tool calls must be provided."));
         }
     }
     Ok(())
@@ -867,10 +830,7 @@ fn object_answer(content: &str) -> Result<Map<String, Value>> {
 fn strict_float(field: &str, value: &Value) -> Result<f64> {
     match json_answer::score_value(field, value)? {
         Some(f) => Ok(f),
-        None if value.is_null() => Err(Error::ScoreNotNumeric {
-            field: field.to_owned(),
-            value: "None".to_owned(),
-        }),
+        None if value.is_null() => Err(Error::ScoreNotNumeric { field: field.to_owned(), value: "None".to_owned() }),
         None => Ok(f64::NAN),
     }
 }
@@ -892,9 +852,7 @@ fn checked_range(raw: Option<&Value>, min: f64, max: f64) -> Result<f64> {
 }
 
 fn required_str(map: &Map<String, Value>, key: &str) -> Result<String> {
-    map.get(key)
-        .map(py::str_of)
-        .ok_or_else(|| Error::MissingField { field: key.to_owned() })
+    map.get(key).map(py::str_of).ok_or_else(|| Error::MissingField { field: key.to_owned() })
 }
 
 fn optional_str(map: &Map<String, Value>, key: &str) -> String {

@@ -103,16 +103,11 @@ fn path(key: &str) -> String {
 }
 
 fn string_of(key: &str, value: &Value) -> Result<String> {
-    value
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| Error::config(path(key), "expected a string"))
+    value.as_str().map(str::to_owned).ok_or_else(|| Error::config(path(key), "expected a string"))
 }
 
 fn bool_of(key: &str, value: &Value) -> Result<bool> {
-    value
-        .as_bool()
-        .ok_or_else(|| Error::config(path(key), "expected true or false"))
+    value.as_bool().ok_or_else(|| Error::config(path(key), "expected true or false"))
 }
 
 fn number_of(key: &str, value: &Value) -> Result<Number> {
@@ -140,10 +135,8 @@ fn strings_of(key: &str, value: &Value) -> Result<Vec<String>> {
 
 fn range_of(value: &Value) -> Result<ScoreRange> {
     let key = "range";
-    let items = value
-        .as_array()
-        .filter(|a| a.len() == 2)
-        .ok_or_else(|| Error::config(path(key), "expected [min, max]"))?;
+    let items =
+        value.as_array().filter(|a| a.len() == 2).ok_or_else(|| Error::config(path(key), "expected [min, max]"))?;
     let (Some(min), Some(max)) = (items.first(), items.get(1)) else {
         return Err(Error::config(path(key), "expected [min, max]"));
     };
@@ -182,9 +175,8 @@ impl EvaluatorConfig {
         let mut config = match map.get("compat") {
             Some(v) => {
                 let name = string_of("compat", v)?;
-                let evaluator = AzureEvaluator::from_name(&name).ok_or_else(|| {
-                    Error::config(path("compat"), format!("unknown reference evaluator `{name}`"))
-                })?;
+                let evaluator = AzureEvaluator::from_name(&name)
+                    .ok_or_else(|| Error::config(path("compat"), format!("unknown reference evaluator `{name}`")))?;
                 evaluator.config()
             }
             None => EvaluatorConfig::default(),
@@ -235,10 +227,7 @@ impl EvaluatorConfig {
                 "int" => ScoreForm::Int,
                 "bool" => ScoreForm::Bool,
                 _ => {
-                    return Err(Error::config(
-                        path("scoreType"),
-                        format!("`{name}` is not one of float, int, bool"),
-                    ));
+                    return Err(Error::config(path("scoreType"), format!("`{name}` is not one of float, int, bool")));
                 }
             };
         }
@@ -261,8 +250,9 @@ impl EvaluatorConfig {
         };
         let digit = |n: &Number| n.as_u64().filter(|d| *d <= 9).and_then(|d| u8::try_from(d).ok());
         match (digit(&range.min), digit(&range.max)) {
-            (Some(lo), Some(hi)) => DigitRange::new(lo, hi)
-                .ok_or_else(|| Error::config(path("range"), "min is greater than max")),
+            (Some(lo), Some(hi)) => {
+                DigitRange::new(lo, hi).ok_or_else(|| Error::config(path("range"), "min is greater than max"))
+            }
             _ => Err(Error::config(
                 path("range"),
                 "tag answers are read one digit at a time: the range must be two digits 0-9",
@@ -417,12 +407,7 @@ pub const BUILTIN_PROMPTS: &[BuiltinPrompt] = &[
         prompt: "task_adherence.prompty",
         name: "TaskAdherence",
         evaluator: Some(AzureEvaluator::TaskAdherence),
-        inputs: &[
-            ("system_message", None),
-            ("query", None),
-            ("response", None),
-            ("tool_calls", None),
-        ],
+        inputs: &[("system_message", None), ("query", None), ("response", None), ("tool_calls", None)],
     },
     BuiltinPrompt {
         file: "1.13.3__task_completion__task_completion",
@@ -476,10 +461,7 @@ pub fn builtin_prompt(name: &str) -> Option<&'static BuiltinPrompt> {
     if let Some(p) = BUILTIN_PROMPTS.iter().find(|p| p.file == stem) {
         return Some(p);
     }
-    BUILTIN_PROMPTS
-        .iter()
-        .rev()
-        .find(|p| p.prompt.strip_suffix(".prompty") == Some(stem))
+    BUILTIN_PROMPTS.iter().rev().find(|p| p.prompt.strip_suffix(".prompty") == Some(stem))
 }
 
 /// The built-in settings for an evaluator, looked up by evaluator name

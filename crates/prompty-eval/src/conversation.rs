@@ -83,10 +83,7 @@ pub fn conversation_turns(conversation: &Value, inputs: TurnInputs) -> Result<Ve
         if inputs.ground_truth {
             turn.insert(
                 "ground_truth".to_owned(),
-                assistant
-                    .get("ground_truth")
-                    .cloned()
-                    .unwrap_or(Value::String(String::new())),
+                assistant.get("ground_truth").cloned().unwrap_or(Value::String(String::new())),
             );
         }
         if inputs.context {
@@ -94,18 +91,13 @@ pub fn conversation_turns(conversation: &Value, inputs: TurnInputs) -> Result<Ve
             if let Some(g) = global {
                 ctx.insert("global_context".to_owned(), g.clone());
             }
-            if inputs.query {
-                if let Some(q) = user.get("context") {
-                    ctx.insert("query_context".to_owned(), q.clone());
-                }
+            if let Some(q) = user.get("context").filter(|_| inputs.query) {
+                ctx.insert("query_context".to_owned(), q.clone());
             }
             if let Some(r) = assistant.get("context") {
                 ctx.insert("response_context".to_owned(), r.clone());
             }
-            turn.insert(
-                "context".to_owned(),
-                Value::String(py::str_of(&Value::Object(ctx))),
-            );
+            turn.insert("context".to_owned(), Value::String(py::str_of(&Value::Object(ctx))));
         }
         turns.push(turn);
     }
@@ -146,7 +138,9 @@ fn combine(values: &[f64], how: Aggregation) -> f64 {
     match how {
         Aggregation::Mean => values.iter().sum::<f64>() / values.len() as f64,
         Aggregation::Sum => values.iter().sum(),
-        Aggregation::Max => values.iter().copied().fold(f64::NEG_INFINITY, |a, b| if b > a || b.is_nan() { b } else { a }),
+        Aggregation::Max => {
+            values.iter().copied().fold(f64::NEG_INFINITY, |a, b| if b > a || b.is_nan() { b } else { a })
+        }
         Aggregation::Min => values.iter().copied().fold(f64::INFINITY, |a, b| if b < a || b.is_nan() { b } else { a }),
     }
 }
@@ -195,10 +189,7 @@ mod tests {
     fn mean_of_numbers_and_bools() {
         let t1 = json!({"s": 4.0, "ok": true, "r": "a", "t": 3});
         let t2 = json!({"s": 2.0, "ok": false, "r": "b", "t": 3});
-        let turns = vec![
-            t1.as_object().cloned().unwrap_or_default(),
-            t2.as_object().cloned().unwrap_or_default(),
-        ];
+        let turns = vec![t1.as_object().cloned().unwrap_or_default(), t2.as_object().cloned().unwrap_or_default()];
         let out = aggregate(turns, Aggregation::Mean);
         assert_eq!(
             Value::Object(out),
@@ -215,10 +206,7 @@ mod tests {
     fn nan_propagates() {
         let t1 = json!({"s": "NaN"});
         let t2 = json!({"s": 2.0});
-        let turns = vec![
-            t1.as_object().cloned().unwrap_or_default(),
-            t2.as_object().cloned().unwrap_or_default(),
-        ];
+        let turns = vec![t1.as_object().cloned().unwrap_or_default(), t2.as_object().cloned().unwrap_or_default()];
         let out = aggregate(turns, Aggregation::Mean);
         assert_eq!(out.get("s"), Some(&json!("NaN")));
     }

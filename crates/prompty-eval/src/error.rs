@@ -168,17 +168,11 @@ impl Error {
     }
 
     pub(crate) fn config(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::Config {
-            key: key.into(),
-            message: message.into(),
-        }
+        Error::Config { key: key.into(), message: message.into() }
     }
 
     pub(crate) fn input(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::Input {
-            field: field.into(),
-            message: message.into(),
-        }
+        Error::Input { field: field.into(), message: message.into() }
     }
 }
 

@@ -43,10 +43,7 @@ pub struct JudgeReply {
 impl JudgeReply {
     /// A reply with only the answer text.
     pub fn text(content: impl Into<String>) -> Self {
-        JudgeReply {
-            content: Some(content.into()),
-            ..JudgeReply::default()
-        }
+        JudgeReply { content: Some(content.into()), ..JudgeReply::default() }
     }
 
     /// The answer text, or `""`.
@@ -60,11 +57,7 @@ impl JudgeReply {
         match &self.content {
             Some(content) if !content.is_empty() => {
                 let role = self.role.as_deref().unwrap_or("assistant");
-                format!(
-                    "[{{\"role\": {}, \"content\": {}}}]",
-                    py::json_dumps_str(role),
-                    py::json_dumps_str(content)
-                )
+                format!("[{{\"role\": {}, \"content\": {}}}]", py::json_dumps_str(role), py::json_dumps_str(content))
             }
             _ => "[]".to_owned(),
         }
@@ -179,26 +172,15 @@ impl Evaluation {
                     out.insert(format!("{k}_reason"), Value::String(self.reason.clone()));
                 }
                 AzureKey::Result => {
-                    let result = if self.verdict == Verdict::NotApplicable {
-                        "pass"
-                    } else {
-                        self.verdict.as_str()
-                    };
+                    let result = if self.verdict == Verdict::NotApplicable { "pass" } else { self.verdict.as_str() };
                     out.insert(format!("{k}_result"), Value::String(result.to_owned()));
                 }
                 AzureKey::LabelResult => {
-                    let label = self
-                        .label
-                        .clone()
-                        .unwrap_or_else(|| self.verdict.as_str().to_owned());
+                    let label = self.label.clone().unwrap_or_else(|| self.verdict.as_str().to_owned());
                     out.insert(format!("{k}_result"), Value::String(label));
                 }
                 AzureKey::Threshold => {
-                    let t = self
-                        .threshold
-                        .as_ref()
-                        .map(|t| Value::Number(t.0.clone()))
-                        .unwrap_or(Value::Null);
+                    let t = self.threshold.as_ref().map(|t| Value::Number(t.0.clone())).unwrap_or(Value::Null);
                     out.insert(format!("{k}_threshold"), t);
                 }
                 AzureKey::Details { missing } => {
@@ -210,10 +192,7 @@ impl Evaluation {
         if layout.metadata {
             let usage = self.usage.unwrap_or_default();
             out.insert(format!("{k}_prompt_tokens"), Value::from(usage.prompt_tokens));
-            out.insert(
-                format!("{k}_completion_tokens"),
-                Value::from(usage.completion_tokens),
-            );
+            out.insert(format!("{k}_completion_tokens"), Value::from(usage.completion_tokens));
             out.insert(format!("{k}_total_tokens"), Value::from(usage.total_tokens));
             let text = |s: &Option<String>| Value::String(s.clone().unwrap_or_default());
             out.insert(format!("{k}_finish_reason"), text(&self.finish_reason));
@@ -234,10 +213,7 @@ impl Evaluation {
         out.insert(format!("{k}_result"), Value::String("pass".to_owned()));
         out.insert(
             format!("{k}_threshold"),
-            self.threshold
-                .as_ref()
-                .map(|t| Value::Number(t.0.clone()))
-                .unwrap_or(Value::Null),
+            self.threshold.as_ref().map(|t| Value::Number(t.0.clone())).unwrap_or(Value::Null),
         );
         out.insert(format!("{k}_reason"), Value::String(self.reason.clone()));
         out.insert(format!("{k}_details"), Value::Object(Map::new()));
@@ -314,13 +290,7 @@ impl AzureLayout {
     /// groundedness, retrieval): score, `gpt_`, reason, result, threshold.
     pub fn tagged() -> Self {
         AzureLayout {
-            keys: vec![
-                AzureKey::Score,
-                AzureKey::GptScore,
-                AzureKey::Reason,
-                AzureKey::Result,
-                AzureKey::Threshold,
-            ],
+            keys: vec![AzureKey::Score, AzureKey::GptScore, AzureKey::Reason, AzureKey::Result, AzureKey::Threshold],
             metadata: true,
         }
     }
@@ -328,12 +298,7 @@ impl AzureLayout {
     /// The layout of base evaluators that give no reason (similarity).
     pub fn unreasoned() -> Self {
         AzureLayout {
-            keys: vec![
-                AzureKey::Score,
-                AzureKey::GptScore,
-                AzureKey::Result,
-                AzureKey::Threshold,
-            ],
+            keys: vec![AzureKey::Score, AzureKey::GptScore, AzureKey::Result, AzureKey::Threshold],
             metadata: true,
         }
     }

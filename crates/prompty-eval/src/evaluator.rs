@@ -43,10 +43,7 @@ impl Evaluator {
             AnswerFormat::Label => match json_answer::parse_answer(answer) {
                 Ok(Parsed::Object(map)) => {
                     let key = c.json.score.iter().find(|k| map.contains_key(k.as_str())).cloned();
-                    let fields = json_answer::JsonFields {
-                        score: Vec::new(),
-                        ..c.json.clone()
-                    };
+                    let fields = json_answer::JsonFields { score: Vec::new(), ..c.json.clone() };
                     let mut x = json_answer::read_object(map, &fields)?;
                     match key.and_then(|k| x.object.as_ref().and_then(|o| o.get(&k)).cloned()) {
                         Some(v) => match label::from_value(&v) {
@@ -61,9 +58,8 @@ impl Evaluator {
                         },
                         None => {
                             x.score = None;
-                            x.score_problem = Some(Error::MissingField {
-                                field: c.json.score.first().cloned().unwrap_or_default(),
-                            });
+                            x.score_problem =
+                                Some(Error::MissingField { field: c.json.score.first().cloned().unwrap_or_default() });
                         }
                     }
                     Ok(x)
@@ -91,10 +87,8 @@ impl Evaluator {
             Err(problem) if !c.strict && problem.is_answer_error() => Extracted::missing(problem),
             Err(problem) => return Err(problem),
         };
-        if c.strict {
-            if let Some(problem) = x.score_problem.clone() {
-                return Err(problem);
-            }
+        if let Some(problem) = x.score_problem.clone().filter(|_| c.strict) {
+            return Err(problem);
         }
         let mut e = Evaluation {
             name: self.name.clone(),
@@ -103,11 +97,7 @@ impl Evaluator {
             reason: x.reason,
             label: x.label,
             threshold: Some(c.threshold.clone()),
-            details: c
-                .json
-                .properties
-                .iter()
-                .find_map(|k| x.object.as_ref().and_then(|o| o.get(k.as_str())).cloned()),
+            details: c.json.properties.iter().find_map(|k| x.object.as_ref().and_then(|o| o.get(k.as_str())).cloned()),
             properties: x.properties,
             status: x.status,
             problem: x.score_problem.map(|p| p.to_string()),
@@ -119,14 +109,12 @@ impl Evaluator {
             e.reason = format!("Not applicable: {}", e.reason);
             return Ok(e.with_reply(reply));
         }
-        if c.validate_range {
-            if let Some(range) = &c.range {
-                let shown = match e.score {
-                    Some(s) => crate::py::repr_of(&crate::evaluation::float_value(s)),
-                    None => "nan".to_owned(),
-                };
-                range.check(e.score, &shown)?;
-            }
+        if let Some(range) = c.range.as_ref().filter(|_| c.validate_range) {
+            let shown = match e.score {
+                Some(s) => crate::py::repr_of(&crate::evaluation::float_value(s)),
+                None => "nan".to_owned(),
+            };
+            range.check(e.score, &shown)?;
         }
         e.verdict = verdict(e.score, c.threshold.value(), c.direction);
         Ok(e.with_reply(reply))
@@ -171,10 +159,7 @@ mod tests {
 
     #[test]
     fn validated_range() {
-        let ev = Evaluator::new(
-            "q",
-            config(json!({"answer": "json", "range": [1, 5], "validateRange": true})),
-        );
+        let ev = Evaluator::new("q", config(json!({"answer": "json", "range": [1, 5], "validateRange": true})));
         let err = ev.evaluate(&JudgeReply::text("{\"score\": 7}")).err();
         assert!(matches!(err, Some(Error::ScoreOutOfRange { .. })));
     }
@@ -191,26 +176,21 @@ mod tests {
 
     #[test]
     fn label_answers() {
-        let ev = Evaluator::new(
-            "ok",
-            config(json!({"answer": "label", "direction": "equal", "threshold": 1})),
-        );
+        let ev = Evaluator::new("ok", config(json!({"answer": "label", "direction": "equal", "threshold": 1})));
         let e = ev.evaluate(&JudgeReply::text("FALSE")).unwrap_or_default();
         assert_eq!((e.score, e.verdict), (Some(0.0), Verdict::Fail));
         let c = config(json!({"answer": "label", "direction": "equal", "threshold": 1, "scoreKey": "success"}));
         let ev = Evaluator::new("ok", c);
-        let e = ev
-            .evaluate(&JudgeReply::text("{\"success\": \"TRUE\", \"explanation\": \"done\"}"))
-            .unwrap_or_default();
+        let e =
+            ev.evaluate(&JudgeReply::text("{\"success\": \"TRUE\", \"explanation\": \"done\"}")).unwrap_or_default();
         assert_eq!((e.score, e.verdict, e.reason.as_str()), (Some(1.0), Verdict::Pass, "done"));
     }
 
     #[test]
     fn skipped_status_is_not_applicable() {
         let ev = Evaluator::new("q", config(json!({"answer": "json"})));
-        let e = ev
-            .evaluate(&JudgeReply::text("{\"status\": \"skipped\", \"reason\": \"no tools\"}"))
-            .unwrap_or_default();
+        let e =
+            ev.evaluate(&JudgeReply::text("{\"status\": \"skipped\", \"reason\": \"no tools\"}")).unwrap_or_default();
         assert_eq!(e.verdict, Verdict::NotApplicable);
         assert_eq!(e.reason, "Not applicable: no tools");
     }

@@ -159,12 +159,7 @@ fn format_result(result: Option<&Value>, version: RefVersion) -> String {
 /// The lines of one agent turn: text parts of assistant messages and, with
 /// `include_tools`, `[TOOL_CALL]`/`[TOOL_RESULT]` lines. With
 /// `include_text` off only the tool lines are produced.
-fn agent_lines(
-    messages: &Value,
-    include_text: bool,
-    include_tools: bool,
-    version: RefVersion,
-) -> Flat<Vec<Value>> {
+fn agent_lines(messages: &Value, include_text: bool, include_tools: bool, version: RefVersion) -> Flat<Vec<Value>> {
     let msgs = py_iter(messages)?;
     let mut results: Vec<(Value, String)> = Vec::new();
     if include_tools {
@@ -215,34 +210,19 @@ fn agent_lines(
             let (id, name, args) = if nested {
                 let tc = py_get(&part, "tool_call")?.cloned().unwrap_or(Value::Null);
                 let function = py_get(&tc, "function")?.cloned().unwrap_or(Value::Null);
-                let name = py_get(&function, "name")?
-                    .cloned()
-                    .unwrap_or(Value::String(String::new()));
-                let args = py_get(&function, "arguments")?
-                    .cloned()
-                    .unwrap_or(Value::Object(Map::new()));
+                let name = py_get(&function, "name")?.cloned().unwrap_or(Value::String(String::new()));
+                let args = py_get(&function, "arguments")?.cloned().unwrap_or(Value::Object(Map::new()));
                 (py_get(&tc, "id")?.cloned(), name, args)
             } else {
-                let name = py_get(&part, "name")?
-                    .cloned()
-                    .unwrap_or(Value::String(String::new()));
-                let args = py_get(&part, "arguments")?
-                    .cloned()
-                    .unwrap_or(Value::Object(Map::new()));
+                let name = py_get(&part, "name")?.cloned().unwrap_or(Value::String(String::new()));
+                let args = py_get(&part, "arguments")?.cloned().unwrap_or(Value::Object(Map::new()));
                 (py_get(&part, "tool_call_id")?.cloned(), name, args)
             };
             let Value::Object(args) = args else {
                 return Err(Malformed);
             };
-            let args_str = args
-                .iter()
-                .map(|(k, v)| format_argument(k, v, version))
-                .collect::<Vec<_>>()
-                .join(", ");
-            lines.push(Value::String(format!(
-                "[TOOL_CALL] {}({args_str})",
-                py::str_of(&name)
-            )));
+            let args_str = args.iter().map(|(k, v)| format_argument(k, v, version)).collect::<Vec<_>>().join(", ");
+            lines.push(Value::String(format!("[TOOL_CALL] {}({args_str})", py::str_of(&name))));
             let id = id.unwrap_or(Value::Null);
             if !hashable(&id) {
                 return Err(Malformed);
@@ -261,12 +241,7 @@ fn indented(out: &mut String, text: &str) {
     out.push('\n');
 }
 
-fn history_text(
-    query: &Value,
-    include_system: bool,
-    include_tools: bool,
-    version: RefVersion,
-) -> Flat<String> {
+fn history_text(query: &Value, include_system: bool, include_tools: bool, version: RefVersion) -> Flat<String> {
     let mut user_turns: Vec<Vec<Vec<Value>>> = Vec::new();
     let mut agent_turns: Vec<Vec<Value>> = Vec::new();
     let mut cur_user: Vec<Vec<Value>> = Vec::new();
@@ -525,10 +500,7 @@ pub fn simplify_messages(messages: &Value, drop_system: bool, drop_tool_calls: b
                 }
                 if drop_tool_calls {
                     let calls_tool = py_iter(&content)?.iter().any(|c| {
-                        c.as_object()
-                            .and_then(|o| o.get("type"))
-                            .and_then(Value::as_str)
-                            == Some("tool_call")
+                        c.as_object().and_then(|o| o.get("type")).and_then(Value::as_str) == Some("tool_call")
                     });
                     if calls_tool {
                         continue;
@@ -576,9 +548,7 @@ pub fn parse_tool_calls(response: &Value) -> Vec<Value> {
             }
             let mut call = part.clone();
             let id = part.get("tool_call_id").cloned().unwrap_or(Value::Null);
-            if let (Value::Object(map), Some((_, r))) =
-                (&mut call, results.iter().find(|(k, _)| py_eq(k, &id)))
-            {
+            if let (Value::Object(map), Some((_, r))) = (&mut call, results.iter().find(|(k, _)| py_eq(k, &id))) {
                 map.insert("tool_result".to_owned(), r.clone());
             }
             calls.push(call);
@@ -595,11 +565,7 @@ pub fn tool_call_names(calls: &[Value]) -> Vec<Value> {
             c.get("name")
                 .filter(|n| !n.is_null())
                 .or_else(|| c.get("function").and_then(|f| f.get("name")))
-                .or_else(|| {
-                    c.get("tool_call")
-                        .and_then(|t| t.get("function"))
-                        .and_then(|f| f.get("name"))
-                })
+                .or_else(|| c.get("tool_call").and_then(|t| t.get("function")).and_then(|f| f.get("name")))
                 .cloned()
         })
         .collect()
@@ -636,19 +602,15 @@ pub fn preprocess_messages(messages: &Value, version: RefVersion) -> Value {
                 let Value::Object(map) = part else { continue };
                 let renamed = match map.get("type").and_then(Value::as_str) {
                     Some("function_call") => Some(("tool_call", Some("function_call"), "tool_call")),
-                    Some("function_call_output") => {
-                        Some(("tool_result", Some("function_call_output"), "tool_result"))
-                    }
+                    Some("function_call_output") => Some(("tool_result", Some("function_call_output"), "tool_result")),
                     Some("openapi_call") => Some(("tool_call", None, "tool_call")),
                     Some("openapi_call_output") => Some(("tool_result", None, "tool_result")),
                     _ => None,
                 };
                 if let Some((new_type, from, to)) = renamed {
                     map.insert("type".to_owned(), Value::String(new_type.to_owned()));
-                    if let Some(from) = from {
-                        if let Some(payload) = map.remove(from) {
-                            map.insert(to.to_owned(), payload);
-                        }
+                    if let Some(payload) = from.and_then(|f| map.remove(f)) {
+                        map.insert(to.to_owned(), payload);
                     }
                 }
             }

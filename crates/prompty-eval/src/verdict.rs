@@ -125,10 +125,7 @@ pub struct ScoreRange {
 impl ScoreRange {
     /// The range `min..=max`.
     pub fn new(min: impl Into<Number>, max: impl Into<Number>) -> Self {
-        ScoreRange {
-            min: min.into(),
-            max: max.into(),
-        }
+        ScoreRange { min: min.into(), max: max.into() }
     }
 
     /// Lower bound as a float.

@@ -86,11 +86,7 @@ fn fake_reply(scenario: &Value, key: &str, i: usize) -> JudgeReply {
     };
     let count = |suffix: &str| field(suffix).and_then(|v| v.as_u64());
     let usage = match (count("_prompt_tokens"), count("_completion_tokens"), count("_total_tokens")) {
-        (Some(p), Some(c), Some(t)) => Some(Usage {
-            prompt_tokens: p,
-            completion_tokens: c,
-            total_tokens: t,
-        }),
+        (Some(p), Some(c), Some(t)) => Some(Usage { prompt_tokens: p, completion_tokens: c, total_tokens: t }),
         _ => None,
     };
     JudgeReply {
@@ -113,7 +109,9 @@ fn check_calls(calls: &[JudgeCall], expected: &[Value]) -> Result<(), Failed> {
             return Err(format!("call {i}: prompt {} but the reference used {}", call.prompt, want["prompty"]).into());
         }
         if call.corpus_file().map(|f| format!("{f}.prompty")).as_deref() != want["corpus_file"].as_str() {
-            return Err(format!("call {i}: corpus file {:?} but recorded {}", call.corpus_file(), want["corpus_file"]).into());
+            return Err(
+                format!("call {i}: corpus file {:?} but recorded {}", call.corpus_file(), want["corpus_file"]).into()
+            );
         }
         let inputs = Value::Object(call.inputs.clone());
         if inputs != want["prompty_kwargs"] {
@@ -257,10 +255,7 @@ fn main() {
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect(),
         Err(e) => {
-            eprintln!(
-                "FATAL: conformance data missing at {} ({e}); the pipeline tests cannot run",
-                dir.display()
-            );
+            eprintln!("FATAL: conformance data missing at {} ({e}); the pipeline tests cannot run", dir.display());
             std::process::exit(1);
         }
     };

@@ -46,9 +46,7 @@ impl Default for JsonFields {
     fn default() -> Self {
         JsonFields {
             score: vec!["score".to_owned()],
-            reason: ["explanation", "reason", "reasoning", "chain_of_thought"]
-                .map(String::from)
-                .to_vec(),
+            reason: ["explanation", "reason", "reasoning", "chain_of_thought"].map(String::from).to_vec(),
             properties: ["properties", "details"].map(String::from).to_vec(),
             label: vec!["label".to_owned()],
             status: "status".to_owned(),
@@ -141,9 +139,7 @@ fn strip_trailing_commas(text: &str) -> String {
             in_string = true;
         }
         if c == ',' {
-            let next = chars
-                .get(i + 1..)
-                .and_then(|tail| tail.iter().find(|n| !n.is_whitespace()));
+            let next = chars.get(i + 1..).and_then(|tail| tail.iter().find(|n| !n.is_whitespace()));
             if matches!(next, Some('}') | Some(']')) {
                 continue;
             }
@@ -157,11 +153,8 @@ fn strip_trailing_commas(text: &str) -> String {
 fn parse_lenient(text: &str) -> Result<Value, Error> {
     match serde_json::from_str::<Value>(text) {
         Ok(v) => Ok(v),
-        Err(first) => serde_json::from_str::<Value>(&strip_trailing_commas(text)).map_err(|_| {
-            Error::InvalidJson {
-                message: first.to_string(),
-            }
-        }),
+        Err(first) => serde_json::from_str::<Value>(&strip_trailing_commas(text))
+            .map_err(|_| Error::InvalidJson { message: first.to_string() }),
     }
 }
 
@@ -226,9 +219,7 @@ pub fn parse_answer(answer: &str) -> Result<Parsed, Error> {
 pub fn parse_object(answer: &str) -> Result<Map<String, Value>, Error> {
     match parse_answer(answer)? {
         Parsed::Object(map) => Ok(map),
-        Parsed::Other(v) => Err(Error::NotAnObject {
-            found: json_type_name(&v),
-        }),
+        Parsed::Other(v) => Err(Error::NotAnObject { found: json_type_name(&v) }),
     }
 }
 
@@ -236,10 +227,7 @@ pub fn parse_object(answer: &str) -> Result<Map<String, Value>, Error> {
 /// numeric strings parsed, booleans as 1 and 0, `null` as no score. A NaN
 /// result is no score. Anything else is [`Error::ScoreNotNumeric`].
 pub fn score_value(field: &str, value: &Value) -> Result<Option<f64>, Error> {
-    let not_numeric = || Error::ScoreNotNumeric {
-        field: field.to_owned(),
-        value: py::repr_of(value),
-    };
+    let not_numeric = || Error::ScoreNotNumeric { field: field.to_owned(), value: py::repr_of(value) };
     let f = match value {
         Value::Null => return Ok(None),
         Value::Bool(b) => {
@@ -257,9 +245,7 @@ pub fn score_value(field: &str, value: &Value) -> Result<Option<f64>, Error> {
 }
 
 fn first_key<'m>(map: &'m Map<String, Value>, keys: &[String]) -> Option<(&'m str, &'m Value)> {
-    keys.iter()
-        .find_map(|k| map.get_key_value(k.as_str()))
-        .map(|(k, v)| (k.as_str(), v))
+    keys.iter().find_map(|k| map.get_key_value(k.as_str())).map(|(k, v)| (k.as_str(), v))
 }
 
 /// Reads the fields of a JSON object answer.
@@ -267,24 +253,11 @@ pub fn read_object(map: Map<String, Value>, fields: &JsonFields) -> Result<Extra
     let (score, score_problem) = match first_key(&map, &fields.score) {
         Some((key, value)) => match score_value(key, value)? {
             Some(s) => (Some(s), None),
-            None => (
-                None,
-                Some(Error::ScoreNotNumeric {
-                    field: key.to_owned(),
-                    value: py::repr_of(value),
-                }),
-            ),
+            None => (None, Some(Error::ScoreNotNumeric { field: key.to_owned(), value: py::repr_of(value) })),
         },
-        None => (
-            None,
-            Some(Error::MissingField {
-                field: fields.score.first().cloned().unwrap_or_default(),
-            }),
-        ),
+        None => (None, Some(Error::MissingField { field: fields.score.first().cloned().unwrap_or_default() })),
     };
-    let reason = first_key(&map, &fields.reason)
-        .map(|(_, v)| py::str_of(v))
-        .unwrap_or_default();
+    let reason = first_key(&map, &fields.reason).map(|(_, v)| py::str_of(v)).unwrap_or_default();
     let properties = fields
         .properties
         .iter()
@@ -293,15 +266,7 @@ pub fn read_object(map: Map<String, Value>, fields: &JsonFields) -> Result<Extra
         .unwrap_or_default();
     let label = first_key(&map, &fields.label).map(|(_, v)| py::str_of(v));
     let status = map.get(fields.status.as_str()).map(py::str_of);
-    Ok(Extracted {
-        score,
-        reason,
-        label,
-        properties,
-        status,
-        object: Some(map),
-        score_problem,
-    })
+    Ok(Extracted { score, reason, label, properties, status, object: Some(map), score_problem })
 }
 
 /// Reads a JSON answer. An answer that is valid JSON but not an object has
@@ -310,8 +275,6 @@ pub fn read_object(map: Map<String, Value>, fields: &JsonFields) -> Result<Extra
 pub fn extract(answer: &str, fields: &JsonFields) -> Result<Extracted, Error> {
     match parse_answer(answer)? {
         Parsed::Object(map) => read_object(map, fields),
-        Parsed::Other(v) => Ok(Extracted::missing(Error::NotAnObject {
-            found: json_type_name(&v),
-        })),
+        Parsed::Other(v) => Ok(Extracted::missing(Error::NotAnObject { found: json_type_name(&v) })),
     }
 }

@@ -49,10 +49,7 @@ fn unwrap_text(text: &str) -> &str {
 pub fn parse(text: &str) -> Result<bool, Error> {
     match label_word(unwrap_text(text)) {
         Ok((_, verdict)) => Ok(verdict),
-        Err(_) => Err(Error::UnknownLabel {
-            answer: text.to_owned(),
-            expected: EXPECTED.to_owned(),
-        }),
+        Err(_) => Err(Error::UnknownLabel { answer: text.to_owned(), expected: EXPECTED.to_owned() }),
     }
 }
 
@@ -62,18 +59,12 @@ pub fn from_value(value: &Value) -> Result<bool, Error> {
     match value {
         Value::Bool(b) => Ok(*b),
         Value::Number(n) => match n.as_f64() {
-            Some(x) if x == 1.0 => Ok(true),
-            Some(x) if x == 0.0 => Ok(false),
-            _ => Err(Error::UnknownLabel {
-                answer: n.to_string(),
-                expected: EXPECTED.to_owned(),
-            }),
+            Some(1.0) => Ok(true),
+            Some(0.0) => Ok(false),
+            _ => Err(Error::UnknownLabel { answer: n.to_string(), expected: EXPECTED.to_owned() }),
         },
         Value::String(s) => parse(s),
-        other => Err(Error::UnknownLabel {
-            answer: other.to_string(),
-            expected: EXPECTED.to_owned(),
-        }),
+        other => Err(Error::UnknownLabel { answer: other.to_string(), expected: EXPECTED.to_owned() }),
     }
 }
 
@@ -90,10 +81,7 @@ pub fn extract(answer: &str) -> Extracted {
             label: Some(unwrap_text(answer).to_owned()),
             ..Extracted::default()
         },
-        Err(problem) => Extracted {
-            label: Some(py::strip(answer).to_owned()),
-            ..Extracted::missing(problem)
-        },
+        Err(problem) => Extracted { label: Some(py::strip(answer).to_owned()), ..Extracted::missing(problem) },
     }
 }
 

@@ -43,10 +43,7 @@ pub struct Extracted {
 impl Extracted {
     /// An extraction that found nothing, for the given reason.
     pub fn missing(problem: Error) -> Self {
-        Extracted {
-            score_problem: Some(problem),
-            ..Extracted::default()
-        }
+        Extracted { score_problem: Some(problem), ..Extracted::default() }
     }
 
     /// Whether a score was found.

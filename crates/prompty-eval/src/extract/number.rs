@@ -34,10 +34,7 @@ pub fn extract(answer: &str) -> Extracted {
         return Extracted::missing(Error::EmptyAnswer);
     }
     match score(answer) {
-        Ok(s) => Extracted {
-            score: Some(s),
-            ..Extracted::default()
-        },
+        Ok(s) => Extracted { score: Some(s), ..Extracted::default() },
         Err(problem) => Extracted::missing(problem),
     }
 }

@@ -51,8 +51,7 @@ impl DigitRange {
 
     /// Whether `c` is an ASCII digit within the range.
     pub fn contains(self, c: char) -> bool {
-        c.to_digit(10)
-            .is_some_and(|d| c.is_ascii_digit() && (u32::from(self.lo)..=u32::from(self.hi)).contains(&d))
+        c.to_digit(10).is_some_and(|d| c.is_ascii_digit() && (u32::from(self.lo)..=u32::from(self.hi)).contains(&d))
     }
 
     /// The range written as a regex class, e.g. `[1-5]`.
@@ -93,16 +92,10 @@ fn score_at(input: &str, range: DigitRange) -> Attempt {
         Ok(parsed) => parsed,
         Err(_) => {
             let found = at_digit.chars().next().map(String::from).unwrap_or_default();
-            return Attempt::Unusable(format!(
-                "the first digit after <S2> is `{found}`, outside {}",
-                range.as_class()
-            ));
+            return Attempt::Unusable(format!("the first digit after <S2> is `{found}`, outside {}", range.as_class()));
         }
     };
-    if take_until::<_, _, nom::error::Error<&str>>(CLOSE_SCORE)
-        .parse(after_digit)
-        .is_err()
-    {
+    if take_until::<_, _, nom::error::Error<&str>>(CLOSE_SCORE).parse(after_digit).is_err() {
         return Attempt::Unusable(format!("no </S2> after the digit `{digit}`"));
     }
     match digit.to_digit(10) {
@@ -114,10 +107,7 @@ fn score_at(input: &str, range: DigitRange) -> Attempt {
 fn skip_non_digits(input: &str) -> PResult<'_, &str> {
     let (rest, skipped) = take_till(py::is_decimal_digit).parse(input)?;
     if rest.is_empty() {
-        return Err(nom::Err::Error(nom::error::Error::new(
-            rest,
-            nom::error::ErrorKind::Digit,
-        )));
+        return Err(nom::Err::Error(nom::error::Error::new(rest, nom::error::ErrorKind::Digit)));
     }
     Ok((rest, skipped))
 }
@@ -145,13 +135,8 @@ pub fn score(answer: &str, range: DigitRange) -> Result<f64, Error> {
 /// The reason of a tag answer: the stripped text of the first
 /// `<S1>...</S1>`, or `""`.
 pub fn reason(answer: &str) -> String {
-    let parsed: PResult<'_, &str> = (
-        take_until(OPEN_REASON),
-        tag(OPEN_REASON),
-        take_until(CLOSE_REASON),
-    )
-        .map(|(_, _, text)| text)
-        .parse(answer);
+    let parsed: PResult<'_, &str> =
+        (take_until(OPEN_REASON), tag(OPEN_REASON), take_until(CLOSE_REASON)).map(|(_, _, text)| text).parse(answer);
     match parsed {
         Ok((_, text)) => py::strip(text).to_owned(),
         Err(_) => String::new(),
@@ -166,16 +151,8 @@ pub fn extract(answer: &str, range: DigitRange) -> Extracted {
     }
     let reason = reason(answer);
     match score(answer, range) {
-        Ok(s) => Extracted {
-            score: Some(s),
-            reason,
-            ..Extracted::default()
-        },
-        Err(problem) => Extracted {
-            reason,
-            score_problem: Some(problem),
-            ..Extracted::default()
-        },
+        Ok(s) => Extracted { score: Some(s), reason, ..Extracted::default() },
+        Err(problem) => Extracted { reason, score_problem: Some(problem), ..Extracted::default() },
     }
 }
 
