@@ -1147,7 +1147,6 @@ mod tests {
     /// is enabled; such a value then prints differently from what Python's `json` module
     /// reads. This test lists every CPython float repr that serde_json reads inexactly.
     #[test]
-    #[ignore = "fails unless serde_json's `float_roundtrip` feature is enabled"]
     fn serde_json_reads_python_floats_exactly() {
         let g = golden();
         let floats = section(&g, "floats");
