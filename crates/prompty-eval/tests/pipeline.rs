@@ -130,6 +130,29 @@ fn check_calls(calls: &[JudgeCall], expected: &[Value]) -> Result<(), Failed> {
 /// `[{role, content}]` the prompt renders to.
 type Render<'a> = &'a dyn Fn(&str, &Map<String, Value>) -> Result<Vec<Value>, String>;
 
+/// Renders `prompts/<file>.prompty` with `inputs` through prompty-render and returns the
+/// messages as promptflow sends them (`{role, content}` with string content).
+fn render_corpus_prompt(file: &str, inputs: &Map<String, Value>) -> Result<Vec<Value>, String> {
+    let stem = file.strip_suffix(".prompty").unwrap_or(file);
+    let path = Path::new(DATA).join("prompts").join(format!("{stem}.prompty"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let host = prompty_syntax::MapHost::new().with_file(&path, &text);
+    let options = prompty_syntax::LoadOptions::default();
+    let loaded = prompty_syntax::load_path(&path, &host, &options).map_err(|e| e.to_string())?;
+    let (prompt, _) = loaded.into_result().map_err(|d| format!("{d:?}"))?;
+    let renderer = prompty_render::Renderer::new(prompt).map_err(|e| e.to_string())?;
+    let messages = renderer.prepare(inputs).map_err(|e| e.to_string())?;
+    Ok(messages
+        .iter()
+        .map(|m| {
+            let mut o = Map::new();
+            o.insert("role".into(), Value::String(m.role.clone()));
+            o.insert("content".into(), Value::String(m.text_content()));
+            Value::Object(o)
+        })
+        .collect())
+}
+
 /// Checks that rendering each call's prompt with its inputs gives the
 /// messages the reference sent (`llm_calls[i].request.messages`).
 fn check_rendered_messages(calls: &[JudgeCall], expected: &[Value], render: Render<'_>) -> Result<(), Failed> {
@@ -185,14 +208,7 @@ fn run_scenario(path: &Path) -> Result<(), Failed> {
     check_calls(&calls, llm_calls)?;
 
     // 2. Rendered judge messages.
-    // INTEGRATION: pass a renderer built on prompty-render here, e.g.
-    // `check_rendered_messages(&calls, llm_calls, &render_with_prompty_render)?;`
-    // (load `prompts/<file>.prompty`, render with the inputs, map the
-    // messages to `{role, content}`). Until then the check is not run.
-    let render: Option<Render<'_>> = None;
-    if let Some(render) = render {
-        check_rendered_messages(&calls, llm_calls, render)?;
-    }
+    check_rendered_messages(&calls, llm_calls, &render_corpus_prompt)?;
 
     // 3. Result or error.
     let mut judge = |i: usize, _call: &JudgeCall| fake_reply(&scenario, key, i);
