@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompty_render::{Message, Part, RenderOptions, Renderer};
+use prompty_render::{RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_path};
 
 use crate::host::FsHost;
@@ -175,7 +175,7 @@ fn cmd_render(
             serde_json::to_writer_pretty(&mut out, &messages)?;
             writeln!(out)?;
         }
-        RenderFormat::Text => write!(out, "{}", messages_as_text(&messages))?,
+        RenderFormat::Text => write!(out, "{}", prompty_render::messages_to_text(&messages))?,
     }
     Ok(())
 }
@@ -189,40 +189,4 @@ pub(crate) fn render_failure(file: &Path, text: &str, e: &prompty_render::Error)
         }
         None => Failure(format!("{}: {e}", file.display())),
     }
-}
-
-/// A readable view: a header per message, then its content.
-pub(crate) fn messages_as_text(messages: &[Message]) -> String {
-    let mut s = String::new();
-    for (i, m) in messages.iter().enumerate() {
-        if i > 0 {
-            s.push('\n');
-        }
-        s.push_str("── ");
-        s.push_str(&m.role);
-        if !m.metadata.is_empty() {
-            s.push(' ');
-            s.push_str(&serde_json::Value::Object(m.metadata.clone()).to_string());
-        }
-        s.push_str(" ──\n");
-        for part in &m.content {
-            match part {
-                Part::Text { value } => s.push_str(value),
-                Part::Image { value, .. } => s.push_str(&format!("[image: {}]", abbreviate(value))),
-                Part::File { value, .. } => s.push_str(&format!("[file: {}]", abbreviate(value))),
-                Part::Audio { value, .. } => s.push_str(&format!("[audio: {}]", abbreviate(value))),
-            }
-            if !s.ends_with('\n') {
-                s.push('\n');
-            }
-        }
-        if m.content.is_empty() {
-            s.push('\n');
-        }
-    }
-    s
-}
-
-fn abbreviate(s: &str) -> String {
-    if s.chars().count() <= 80 { s.to_owned() } else { format!("{}…", s.chars().take(77).collect::<String>()) }
 }

@@ -24,6 +24,7 @@ mod promptflow;
 pub mod pyrepr;
 mod renderer;
 mod roles;
+mod text;
 
 pub use error::{Error, ErrorKind};
 pub use limits::Limits;
@@ -32,3 +33,4 @@ pub use parse::split_messages;
 pub use promptflow::{PROMPTFLOW_ROLES, split_messages_promptflow};
 pub use renderer::{RenderOptions, Renderer, Segment};
 pub use roles::{SPEC_ROLES, role_line};
+pub use text::messages_to_text;
