@@ -1,0 +1,216 @@
+//! Anthropic Messages request bodies.
+
+use prompty_render::{Message, Part};
+use serde_json::{Map, Value, json};
+
+use crate::common::{Ctx, float, int, put, strings, text_of};
+use crate::media::{data_uri, is_http};
+use crate::{Error, Warning};
+
+/// `max_tokens` when `maxOutputTokens` is not set; the API requires one.
+pub const DEFAULT_MAX_TOKENS: i64 = 4096;
+
+/// `{model, system?, messages, max_tokens, ...options, tools?}`.
+pub(crate) fn messages(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Value, Error> {
+    let mut system = Vec::new();
+    let mut out = Vec::new();
+    let mut started = false;
+    for (i, m) in messages.iter().enumerate() {
+        match m.role.as_str() {
+            "system" | "developer" => {
+                if started {
+                    let w = Warning::MovedSystemMessage {
+                        message: i,
+                        role: m.role.clone(),
+                        field: "system",
+                        provider: ctx.provider,
+                        api: ctx.api,
+                    };
+                    ctx.warn(w);
+                }
+                for p in &m.content {
+                    if !matches!(p, Part::Text { .. }) {
+                        return Err(ctx.unsupported_part(
+                            i,
+                            m,
+                            crate::common::part_kind(p),
+                            "Anthropic system text takes only text; move it to a user message",
+                        ));
+                    }
+                }
+                for k in m.metadata.keys() {
+                    ctx.drop_metadata(i, m, k);
+                }
+                let text = text_of(m);
+                if !text.is_empty() {
+                    system.push(text);
+                }
+            }
+            "user" | "assistant" | "tool" => {
+                started = true;
+                if let Some(msg) = message(ctx, i, m)? {
+                    out.push(msg);
+                }
+            }
+            _ => return Err(ctx.unsupported_role(i, m)),
+        }
+    }
+    let mut tools = Vec::new();
+    for tool in ctx.function_tools()? {
+        let mut t = Map::new();
+        t.insert("name".into(), Value::String(tool.name.clone()));
+        put(&mut t, "description", tool.description.clone().map(Value::String));
+        t.insert("input_schema".into(), ctx.tool_parameters(tool, false)?);
+        tools.push(Value::Object(t));
+    }
+    if !ctx.outputs().is_empty() {
+        let provider = ctx.provider;
+        ctx.warn(Warning::UnenforcedOutputs { provider });
+    }
+    let o = ctx.options().cloned().unwrap_or_default();
+    let mut body = Map::new();
+    body.insert("model".into(), Value::String(ctx.model.clone()));
+    if !system.is_empty() {
+        body.insert("system".into(), Value::String(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(out));
+    body.insert("max_tokens".into(), Value::from(o.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS)));
+    put(&mut body, "temperature", float(o.temperature));
+    put(&mut body, "top_p", float(o.top_p));
+    put(&mut body, "top_k", int(o.top_k));
+    put(&mut body, "stop_sequences", strings(o.stop_sequences.as_ref()));
+    ctx.drop_options(&["frequencyPenalty", "presencePenalty", "seed"]);
+    let tool_choice = match o.allow_multiple_tool_calls {
+        Some(false) if !tools.is_empty() => Some(json!({ "type": "auto", "disable_parallel_tool_use": true })),
+        Some(_) if tools.is_empty() => {
+            let (provider, api) = (ctx.provider, ctx.api);
+            ctx.warn(Warning::ParallelToolCallsWithoutTools { provider, api });
+            None
+        }
+        _ => None,
+    };
+    let mut reserved = Vec::new();
+    if !tools.is_empty() {
+        reserved.push("tools");
+    }
+    if tool_choice.is_some() {
+        reserved.push("tool_choice");
+    }
+    ctx.merge_additional(&mut body, &reserved);
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    put(&mut body, "tool_choice", tool_choice);
+    Ok(Value::Object(body))
+}
+
+/// One user, assistant or tool message as `{role, content: [blocks]}`; `None` (with a
+/// warning) when it has no content to send.
+fn message(ctx: &mut Ctx<'_>, i: usize, m: &Message) -> Result<Option<Value>, Error> {
+    let mut blocks = Vec::new();
+    let role = if m.role == "tool" {
+        let id = ctx.tool_call_id(i, m)?;
+        for k in m.metadata.keys().filter(|k| *k != "tool_call_id") {
+            ctx.drop_metadata(i, m, k);
+        }
+        let mut result = Map::new();
+        result.insert("type".into(), "tool_result".into());
+        result.insert("tool_use_id".into(), Value::String(id));
+        let mut content = Vec::new();
+        for p in &m.content {
+            if let Some(b) = block(ctx, i, m, p)? {
+                content.push(b);
+            }
+        }
+        if !content.is_empty() {
+            result.insert("content".into(), Value::Array(content));
+        }
+        blocks.push(Value::Object(result));
+        "user"
+    } else {
+        for p in &m.content {
+            if let Some(b) = block(ctx, i, m, p)? {
+                blocks.push(b);
+            }
+        }
+        let calls = if m.role == "assistant" { ctx.tool_calls(i, m)? } else { Vec::new() };
+        for k in m.metadata.keys().filter(|k| !(m.role == "assistant" && *k == "tool_calls")) {
+            ctx.drop_metadata(i, m, k);
+        }
+        for c in calls {
+            let input: Value = match serde_json::from_str(&c.arguments) {
+                Ok(v @ Value::Object(_)) => v,
+                _ => {
+                    return Err(ctx.bad_metadata(
+                        i,
+                        m,
+                        "tool_calls",
+                        format!("has arguments for `{}` that are not a JSON object", c.name),
+                    ));
+                }
+            };
+            blocks.push(json!({ "type": "tool_use", "id": c.id, "name": c.name, "input": input }));
+        }
+        m.role.as_str()
+    };
+    if blocks.is_empty() {
+        let w = Warning::DroppedEmptyMessage { message: i, role: m.role.clone(), provider: ctx.provider };
+        ctx.warn(w);
+        return Ok(None);
+    }
+    Ok(Some(json!({ "role": role, "content": blocks })))
+}
+
+/// One content block; `None` for empty text, which Anthropic rejects.
+fn block(ctx: &Ctx<'_>, i: usize, m: &Message, p: &Part) -> Result<Option<Value>, Error> {
+    Ok(Some(match p {
+        Part::Text { value } if value.is_empty() => return Ok(None),
+        Part::Text { value } => json!({ "type": "text", "text": value }),
+        Part::Image { value, media_type, .. } => {
+            json!({ "type": "image", "source": source(ctx, i, m, "image", value, media_type.as_deref())? })
+        }
+        Part::File { value, media_type } => {
+            json!({ "type": "document", "source": source(ctx, i, m, "file", value, media_type.as_deref())? })
+        }
+        Part::Audio { .. } => {
+            return Err(ctx.unsupported_part(
+                i,
+                m,
+                "audio",
+                "Anthropic takes no audio input; transcribe it first or target openai",
+            ));
+        }
+    }))
+}
+
+/// A block's `source`: `url` for http(s) URLs, otherwise `base64` with the media type
+/// from `mediaType` or the data URI.
+fn source(
+    ctx: &Ctx<'_>,
+    i: usize,
+    m: &Message,
+    part: &'static str,
+    value: &str,
+    media_type: Option<&str>,
+) -> Result<Value, Error> {
+    if is_http(value) {
+        return Ok(json!({ "type": "url", "url": value }));
+    }
+    let media_type = media_type.map(str::trim).filter(|t| !t.is_empty());
+    let (mime, data) = match data_uri(value) {
+        Some(uri) if uri.base64 => (media_type.or(Some(uri.mime).filter(|t| !t.is_empty())), uri.data),
+        Some(_) => {
+            return Err(ctx.unsupported_part(
+                i,
+                m,
+                part,
+                "Anthropic takes inline data only as base64; use a `data:<type>;base64,...` URI",
+            ));
+        }
+        None => (media_type, value),
+    };
+    match mime {
+        Some(mime) => Ok(json!({ "type": "base64", "media_type": mime, "data": data })),
+        None => Err(ctx.missing_media_type(i, m, part)),
+    }
+}

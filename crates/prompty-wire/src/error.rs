@@ -1,0 +1,225 @@
+//! The crate's one error type.
+
+use prompty_syntax::PropertyKind;
+
+use crate::{Api, Provider};
+
+/// Why a request could not be compiled or a response could not be read. Every message
+/// names the key, tool or message at fault and the provider, and says what to do.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `model.provider` names no provider this crate knows.
+    #[error(
+        "unknown provider `{provider}`: set `model.provider` to openai, azure, foundry or anthropic, or override the provider"
+    )]
+    UnknownProvider {
+        /// The name as written.
+        provider: String,
+    },
+    /// `model.apiType` names no API this crate knows.
+    #[error("Unsupported API type: `{api}`; set `model.apiType` to chat, responses, embedding or image")]
+    UnknownApi {
+        /// The name as written.
+        api: String,
+    },
+    /// The provider has no such API.
+    #[error("{provider} has no `{api}` API; {provider} takes only `chat`: target openai for responses, embedding or image")]
+    UnsupportedApi {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// Neither the prompt nor the target names a model.
+    #[error("no model id for the {provider} {api} request: set `model.id` in the front matter or pass a model override")]
+    MissingModel {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// A v1 prompt has no deployment and none was given.
+    #[error(
+        "no deployment for the v1 prompt's {provider} request: set `model.configuration.azure_deployment` (or `model.configuration.model`) or pass a model override"
+    )]
+    MissingDeployment {
+        /// The provider.
+        provider: Provider,
+    },
+    /// A v1 (promptflow) prompt was compiled for something other than OpenAI-style chat.
+    #[error(
+        "a v1 (promptflow) prompt compiles only to an OpenAI-style chat request, not {provider} {api}: its `model.parameters` are sent verbatim to chat completions; rewrite them as v2 `model.options` to target another provider or API"
+    )]
+    PromptflowTarget {
+        /// The provider asked for.
+        provider: Provider,
+        /// The API asked for.
+        api: Api,
+    },
+    /// A v1 prompt's `model.api` is not `chat`.
+    #[error(
+        "v1 `model.api: {api}` is not supported for {provider}: only `chat` compiles (the completion API is retired); set `model.api: chat`"
+    )]
+    PromptflowApi {
+        /// The value as written.
+        api: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// A tool the request format cannot express.
+    #[error(
+        "tool `{tool}` is a `{kind}` tool, which a {provider} {api} request cannot express: only function tools compile; declare it as `kind: function` with `parameters`, or remove it"
+    )]
+    UnsupportedTool {
+        /// The tool's name.
+        tool: String,
+        /// Its kind.
+        kind: String,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// A property whose kind has no JSON Schema type.
+    #[error(
+        "`{path}` has kind `{}`, which has no JSON Schema type for {provider}: tool parameters and outputs take string, integer, float, boolean, array, object or union",
+        kind.as_str()
+    )]
+    SchemaKind {
+        /// Where, e.g. `outputs.answer` or `tools.search.parameters.query`.
+        path: String,
+        /// The kind.
+        kind: PropertyKind,
+        /// The provider.
+        provider: Provider,
+    },
+    /// A union without branches.
+    #[error("`{path}` is a union with no branches, which {provider} cannot take: give it a non-empty `oneOf` or `anyOf`")]
+    EmptyUnion {
+        /// Where.
+        path: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// A union with both `oneOf` and `anyOf`.
+    #[error("`{path}` is a union with both `oneOf` and `anyOf`, which {provider} cannot take: keep one of them")]
+    AmbiguousUnion {
+        /// Where.
+        path: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// An array without `items` where strict mode needs them.
+    #[error("`{path}` is an array without `items`, which {provider} strict mode rejects: add `items`")]
+    StrictArrayItems {
+        /// Where.
+        path: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// A content part the request format cannot carry.
+    #[error("messages[{message}] ({role}): a {provider} {api} request cannot carry a {part} part; {hint}")]
+    UnsupportedPart {
+        /// Index of the message.
+        message: usize,
+        /// Its role.
+        role: String,
+        /// `image`, `file` or `audio`.
+        part: &'static str,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+        /// What to do instead.
+        hint: &'static str,
+    },
+    /// A content part whose media type is needed and not given.
+    #[error(
+        "messages[{message}] ({role}): the {part} part has no `mediaType`, which {provider} needs for inline data; set `mediaType` or pass a `data:<type>;base64,...` URI"
+    )]
+    MissingMediaType {
+        /// Index of the message.
+        message: usize,
+        /// Its role.
+        role: String,
+        /// `image`, `file` or `audio`.
+        part: &'static str,
+        /// The provider.
+        provider: Provider,
+    },
+    /// A role the request format has no place for.
+    #[error(
+        "messages[{message}]: role `{role}` cannot be sent to {provider} {api}; use system, user, assistant, developer or tool"
+    )]
+    UnsupportedRole {
+        /// Index of the message.
+        message: usize,
+        /// The role.
+        role: String,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// Message metadata the conversion needs is missing or malformed.
+    #[error("messages[{message}] ({role}): metadata `{key}` {problem}, which {provider} {api} needs")]
+    BadMetadata {
+        /// Index of the message.
+        message: usize,
+        /// Its role.
+        role: String,
+        /// The metadata key.
+        key: &'static str,
+        /// What is wrong and what it should be.
+        problem: String,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// An embedding request with nothing to embed.
+    #[error("the {provider} embedding request has no text: no message has a text part; render some text to embed")]
+    NothingToEmbed {
+        /// The provider.
+        provider: Provider,
+    },
+    /// A response that does not have the provider's shape.
+    #[error("cannot read the {provider} {api} response: {problem}")]
+    BadResponse {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+        /// What is missing or wrong.
+        problem: String,
+    },
+    /// The provider answered with an error object.
+    #[error("{provider} returned an error: {message}")]
+    ProviderError {
+        /// The provider.
+        provider: Provider,
+        /// The provider's message.
+        message: String,
+    },
+    /// `response_format: json_object` and the reply is not JSON.
+    #[error(
+        "the {provider} reply is not valid JSON although `model.parameters.response_format` is `json_object`: {problem}"
+    )]
+    InvalidJson {
+        /// The provider.
+        provider: Provider,
+        /// The parser's complaint.
+        problem: String,
+    },
+    /// A JSON reply without a key `outputs` declares.
+    #[error(
+        "the {provider} JSON reply has no `{key}`, which `outputs` declares: ask for it in the prompt or remove it from `outputs`"
+    )]
+    MissingOutputKey {
+        /// The provider.
+        provider: Provider,
+        /// The key.
+        key: String,
+    },
+}

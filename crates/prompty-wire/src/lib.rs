@@ -1,0 +1,109 @@
+//! `prompty-wire`: rendered chat messages to provider request bodies, and provider
+//! responses back to results.
+//!
+//! ```
+//! use prompty_render::Message;
+//! use prompty_syntax::{LoadOptions, MapHost, load_str};
+//! use prompty_wire::{Target, compile};
+//!
+//! let text = "---\nmodel:\n  id: gpt-4o\n  options:\n    maxOutputTokens: 200\n---\nuser:\nHi";
+//! let prompt = load_str(text, &MapHost::new(), &LoadOptions::default()).prompt.unwrap();
+//! let compiled = compile(&prompt, &[Message::text("user", "Hi")], Target::new()).unwrap();
+//! assert_eq!(
+//!     compiled.body,
+//!     serde_json::json!({
+//!         "model": "gpt-4o",
+//!         "messages": [{"role": "user", "content": "Hi"}],
+//!         "max_completion_tokens": 200,
+//!     })
+//! );
+//! assert!(compiled.warnings.is_empty());
+//! ```
+//!
+//! Supported: OpenAI chat completions, responses, embeddings and images (Azure and
+//! Foundry take the same bodies) and Anthropic Messages. v1 (promptflow) prompts compile
+//! the way promptflow-core builds its request: `model.parameters` verbatim, then
+//! `model`, then `messages`.
+//!
+//! Nothing is dropped silently: an option, message field or content the target cannot
+//! take is a [`Warning`] when the request stays valid without it, and an [`Error`]
+//! otherwise. The crate does no I/O.
+
+mod anthropic;
+mod common;
+mod error;
+mod media;
+mod openai;
+mod process;
+mod promptflow;
+pub mod schema;
+mod target;
+mod warning;
+
+use prompty_render::Message;
+use prompty_syntax::{Profile, Prompt};
+use serde_json::Value;
+
+pub use anthropic::DEFAULT_MAX_TOKENS;
+pub use error::Error;
+pub use process::{
+    GeneratedImage, Output, ProcessResult, ResponseSpec, ResultFormat, ToolCall, Usage, process,
+};
+pub use target::{Api, Provider, Target};
+pub use warning::Warning;
+
+/// A compiled request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    /// The request body, keys in the order the provider's reference client builds them.
+    pub body: Value,
+    /// What was left out or changed, in the order it was noticed.
+    pub warnings: Vec<Warning>,
+    /// The provider the body is for.
+    pub provider: Provider,
+    /// The API the body is for.
+    pub api: Api,
+    /// How to read the response to this request (see [`process`]).
+    pub response: ResponseSpec,
+}
+
+/// Compiles `messages` (rendered from `prompt`) into a request body for `target`; fields
+/// `target` leaves unset come from the prompt's `model` (provider `openai` and API `chat`
+/// when the prompt says nothing).
+///
+/// v2 prompts map `model.options`, `tools` and `outputs` to the provider's names;
+/// v1 (promptflow profile) prompts send `model.parameters` verbatim and compile only to
+/// OpenAI-style chat.
+pub fn compile(prompt: &Prompt, messages: &[Message], target: Target) -> Result<Compiled, Error> {
+    if prompt.profile == Profile::Promptflow {
+        return promptflow::compile(prompt, messages, &target);
+    }
+    let provider = target.resolve_provider(prompt)?;
+    let api = target.resolve_api(prompt)?;
+    if !provider.speaks_openai() && api != Api::Chat {
+        return Err(Error::UnsupportedApi { provider, api });
+    }
+    let model = target
+        .model
+        .filter(|m| !m.is_empty())
+        .or_else(|| prompt.model.as_ref().map(|m| m.id.clone()).filter(|id| !id.is_empty()))
+        .ok_or(Error::MissingModel { provider, api })?;
+    let mut ctx = common::Ctx { prompt, provider, api, model, warnings: Vec::new() };
+    let body = if provider.speaks_openai() {
+        match api {
+            Api::Chat => openai::chat(&mut ctx, messages)?,
+            Api::Responses => openai::responses(&mut ctx, messages)?,
+            Api::Embedding => openai::embedding(&mut ctx, messages)?,
+            Api::Image => openai::image(&mut ctx, messages)?,
+        }
+    } else {
+        anthropic::messages(&mut ctx, messages)?
+    };
+    Ok(Compiled {
+        body,
+        warnings: ctx.warnings,
+        provider,
+        api,
+        response: process::spec_response(prompt, provider, api),
+    })
+}

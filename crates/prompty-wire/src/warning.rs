@@ -1,0 +1,214 @@
+//! Warnings: something in the prompt was not sent as written, and the request is still
+//! valid.
+
+use std::fmt;
+
+use crate::{Api, Provider};
+
+/// Something the compiler left out or changed. Each names the key (or message, tool,
+/// schema path) and the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A `model.options` field the provider's API does not take.
+    UnsupportedOption {
+        /// The option's spec name, e.g. `topK`.
+        option: &'static str,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// An `additionalProperties` entry whose key the request already sets.
+    ShadowedOption {
+        /// The key.
+        key: String,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// A message metadata key the provider's message format has no place for.
+    DroppedMetadata {
+        /// Index of the message.
+        message: usize,
+        /// Its role.
+        role: String,
+        /// The key.
+        key: String,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// `tools` on an API that takes none.
+    IgnoredTools {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// `outputs` on an API without structured output.
+    IgnoredOutputs {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// `outputs` on a provider that cannot be sent a schema: the reply is still JSON-parsed.
+    UnenforcedOutputs {
+        /// The provider.
+        provider: Provider,
+    },
+    /// A non-text part on an API that takes only text.
+    IgnoredPart {
+        /// Index of the message.
+        message: usize,
+        /// `image`, `file` or `audio`.
+        part: &'static str,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// An object without properties in a strict schema.
+    EmptyStrictObject {
+        /// Where, e.g. `outputs.style`.
+        path: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// `oneOf` in a strict schema, sent as `anyOf`.
+    OneOfAsAnyOf {
+        /// Where.
+        path: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// A tool binding that names no parameter.
+    UnknownBinding {
+        /// The tool.
+        tool: String,
+        /// The bound name.
+        param: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// `allowMultipleToolCalls` on a request without tools.
+    ParallelToolCallsWithoutTools {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// A system or developer message after the conversation started, moved into the
+    /// top-level system text.
+    MovedSystemMessage {
+        /// Index of the message.
+        message: usize,
+        /// Its role.
+        role: String,
+        /// The top-level field it was joined into (`system`, `instructions`).
+        field: &'static str,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// A message with no content, left out because the provider rejects empty content.
+    DroppedEmptyMessage {
+        /// Index of the message.
+        message: usize,
+        /// Its role.
+        role: String,
+        /// The provider.
+        provider: Provider,
+    },
+    /// An image request whose prompt is empty.
+    EmptyImagePrompt {
+        /// The provider.
+        provider: Provider,
+    },
+}
+
+impl Warning {
+    /// The provider the warning is about.
+    pub fn provider(&self) -> Provider {
+        match self {
+            Self::UnsupportedOption { provider, .. }
+            | Self::ShadowedOption { provider, .. }
+            | Self::DroppedMetadata { provider, .. }
+            | Self::IgnoredTools { provider, .. }
+            | Self::IgnoredOutputs { provider, .. }
+            | Self::UnenforcedOutputs { provider }
+            | Self::IgnoredPart { provider, .. }
+            | Self::EmptyStrictObject { provider, .. }
+            | Self::OneOfAsAnyOf { provider, .. }
+            | Self::UnknownBinding { provider, .. }
+            | Self::ParallelToolCallsWithoutTools { provider, .. }
+            | Self::MovedSystemMessage { provider, .. }
+            | Self::DroppedEmptyMessage { provider, .. }
+            | Self::EmptyImagePrompt { provider } => *provider,
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnsupportedOption { option, provider, api } => write!(
+                f,
+                "`model.options.{option}` is not sent: the {provider} {api} API has no such option; remove it or target a provider that takes it"
+            ),
+            Self::ShadowedOption { key, provider, api } => write!(
+                f,
+                "`model.options.additionalProperties.{key}` is not sent to {provider} {api}: the request already sets `{key}`; remove it from `additionalProperties`"
+            ),
+            Self::DroppedMetadata { message, role, key, provider, api } => write!(
+                f,
+                "messages[{message}] ({role}): metadata `{key}` is not sent: a {provider} {api} message has no such field"
+            ),
+            Self::IgnoredTools { provider, api } => {
+                write!(f, "`tools` are not sent: the {provider} {api} API takes no tools; remove them or use apiType chat")
+            }
+            Self::IgnoredOutputs { provider, api } => write!(
+                f,
+                "`outputs` are not sent: the {provider} {api} API has no structured output; remove them or use apiType chat"
+            ),
+            Self::UnenforcedOutputs { provider } => write!(
+                f,
+                "`outputs` cannot be sent to {provider} as a schema: the reply is JSON-parsed but its shape is not enforced; describe the JSON shape in the prompt"
+            ),
+            Self::IgnoredPart { message, part, provider, api } => write!(
+                f,
+                "messages[{message}]: the {part} part is not sent: a {provider} {api} request takes only text"
+            ),
+            Self::EmptyStrictObject { path, provider } => write!(
+                f,
+                "`{path}` is an object without `properties`: under {provider} strict mode the model can only return `{{}}`; declare its properties"
+            ),
+            Self::OneOfAsAnyOf { path, provider } => write!(
+                f,
+                "`{path}` uses `oneOf`, which {provider} strict mode does not take; it is sent as `anyOf` (use `anyOf` to silence this)"
+            ),
+            Self::UnknownBinding { tool, param, provider } => write!(
+                f,
+                "tool `{tool}` binds `{param}`, which is not one of its parameters, so nothing is hidden from {provider}; fix the binding's name"
+            ),
+            Self::ParallelToolCallsWithoutTools { provider, api } => write!(
+                f,
+                "`model.options.allowMultipleToolCalls` is not sent: the {provider} {api} request has no tools"
+            ),
+            Self::MovedSystemMessage { message, role, field, provider, api } => write!(
+                f,
+                "messages[{message}] ({role}) comes after the conversation started; {provider} {api} takes system text only up front, so it is joined into `{field}`"
+            ),
+            Self::DroppedEmptyMessage { message, role, provider } => {
+                write!(f, "messages[{message}] ({role}) is empty and is not sent: {provider} rejects empty content")
+            }
+            Self::EmptyImagePrompt { provider } => {
+                write!(f, "the {provider} image prompt is empty: no user message has text; add a `user:` message")
+            }
+        }
+    }
+}
