@@ -34,7 +34,7 @@ pub(crate) fn messages(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Value,
                             i,
                             m,
                             crate::common::part_kind(p),
-                            "Anthropic system text takes only text; move it to a user message",
+                            "system text is text only; move it to a user message",
                         ));
                     }
                 }
@@ -145,7 +145,7 @@ fn message(ctx: &mut Ctx<'_>, i: usize, m: &Message) -> Result<Option<Value>, Er
                         i,
                         m,
                         "tool_calls",
-                        format!("has arguments for `{}` that are not a JSON object", c.name),
+                        format!("has arguments for `{}` that are not a JSON object; pass the arguments as a JSON object string", c.name),
                     ));
                 }
             };
@@ -173,12 +173,7 @@ fn block(ctx: &Ctx<'_>, i: usize, m: &Message, p: &Part) -> Result<Option<Value>
             json!({ "type": "document", "source": source(ctx, i, m, "file", value, media_type.as_deref())? })
         }
         Part::Audio { .. } => {
-            return Err(ctx.unsupported_part(
-                i,
-                m,
-                "audio",
-                "Anthropic takes no audio input; transcribe it first or target openai",
-            ));
+            return Err(ctx.unsupported_part(i, m, "audio", "transcribe the audio first or target openai chat"));
         }
     }))
 }
@@ -204,7 +199,7 @@ fn source(
                 i,
                 m,
                 part,
-                "Anthropic takes inline data only as base64; use a `data:<type>;base64,...` URI",
+                "inline data must be base64: use a `data:<type>;base64,...` URI",
             ));
         }
         None => (media_type, value),

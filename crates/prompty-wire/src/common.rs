@@ -143,7 +143,13 @@ impl<'a> Ctx<'a> {
         self.warn(w);
     }
 
-    pub(crate) fn bad_metadata(&self, message: usize, m: &Message, key: &'static str, problem: impl Into<String>) -> Error {
+    pub(crate) fn bad_metadata(
+        &self,
+        message: usize,
+        m: &Message,
+        key: &'static str,
+        problem: impl Into<String>,
+    ) -> Error {
         Error::BadMetadata {
             message,
             role: m.role.clone(),
@@ -158,7 +164,13 @@ impl<'a> Ctx<'a> {
         Error::MissingMediaType { message, role: m.role.clone(), part, provider: self.provider }
     }
 
-    pub(crate) fn unsupported_part(&self, message: usize, m: &Message, part: &'static str, hint: &'static str) -> Error {
+    pub(crate) fn unsupported_part(
+        &self,
+        message: usize,
+        m: &Message,
+        part: &'static str,
+        hint: &'static str,
+    ) -> Error {
         Error::UnsupportedPart { message, role: m.role.clone(), part, provider: self.provider, api: self.api, hint }
     }
 
@@ -172,7 +184,12 @@ impl<'a> Ctx<'a> {
             return Ok(Vec::new());
         };
         let Value::Array(calls) = calls else {
-            return Err(self.bad_metadata(message, m, "tool_calls", "is not a list of calls"));
+            return Err(self.bad_metadata(
+                message,
+                m,
+                "tool_calls",
+                "is not a list of calls; write `[{id, function: {name, arguments}}]`",
+            ));
         };
         calls
             .iter()
@@ -188,7 +205,7 @@ impl<'a> Ctx<'a> {
                         message,
                         m,
                         "tool_calls",
-                        format!("entry {i} lacks `id` or `function.name`"),
+                        format!("has an entry {i} without `id` or `function.name`; give every call both"),
                     ));
                 };
                 let arguments = match f.get("arguments") {
@@ -210,7 +227,7 @@ impl<'a> Ctx<'a> {
                 message,
                 m,
                 "tool_call_id",
-                "is missing; a tool result must say which call it answers (`tool[tool_call_id=...]:`)",
+                "is missing; a tool result must name the call it answers (`tool[tool_call_id=...]:`)",
             )),
         }
     }

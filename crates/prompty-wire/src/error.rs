@@ -24,7 +24,9 @@ pub enum Error {
         api: String,
     },
     /// The provider has no such API.
-    #[error("{provider} has no `{api}` API; {provider} takes only `chat`: target openai for responses, embedding or image")]
+    #[error(
+        "{provider} has no `{api}` API; {provider} takes only `chat`: target openai for responses, embedding or image"
+    )]
     UnsupportedApi {
         /// The provider.
         provider: Provider,
@@ -32,7 +34,9 @@ pub enum Error {
         api: Api,
     },
     /// Neither the prompt nor the target names a model.
-    #[error("no model id for the {provider} {api} request: set `model.id` in the front matter or pass a model override")]
+    #[error(
+        "no model id for the {provider} {api} request: set `model.id` in the front matter or pass a model override"
+    )]
     MissingModel {
         /// The provider.
         provider: Provider,
@@ -69,7 +73,7 @@ pub enum Error {
     },
     /// A tool the request format cannot express.
     #[error(
-        "tool `{tool}` is a `{kind}` tool, which a {provider} {api} request cannot express: only function tools compile; declare it as `kind: function` with `parameters`, or remove it"
+        "tool `{tool}` has kind `{kind}`, which {provider} {api} requests cannot express: only function tools compile; declare it as `kind: function` with `parameters`, or remove it"
     )]
     UnsupportedTool {
         /// The tool's name.
@@ -95,7 +99,9 @@ pub enum Error {
         provider: Provider,
     },
     /// A union without branches.
-    #[error("`{path}` is a union with no branches, which {provider} cannot take: give it a non-empty `oneOf` or `anyOf`")]
+    #[error(
+        "`{path}` is a union with no branches, which {provider} cannot take: give it a non-empty `oneOf` or `anyOf`"
+    )]
     EmptyUnion {
         /// Where.
         path: String,
@@ -119,7 +125,7 @@ pub enum Error {
         provider: Provider,
     },
     /// A content part the request format cannot carry.
-    #[error("messages[{message}] ({role}): a {provider} {api} request cannot carry a {part} part; {hint}")]
+    #[error("messages[{message}] ({role}): {provider} {api} requests cannot carry {part} parts; {hint}")]
     UnsupportedPart {
         /// Index of the message.
         message: usize,
@@ -163,7 +169,7 @@ pub enum Error {
         api: Api,
     },
     /// Message metadata the conversion needs is missing or malformed.
-    #[error("messages[{message}] ({role}): metadata `{key}` {problem}, which {provider} {api} needs")]
+    #[error("messages[{message}] ({role}): {provider} {api} needs metadata `{key}`, which {problem}")]
     BadMetadata {
         /// Index of the message.
         message: usize,
@@ -171,7 +177,7 @@ pub enum Error {
         role: String,
         /// The metadata key.
         key: &'static str,
-        /// What is wrong and what it should be.
+        /// What is wrong with it and what to do, as a clause after "which".
         problem: String,
         /// The provider.
         provider: Provider,

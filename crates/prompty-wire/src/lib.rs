@@ -46,9 +46,7 @@ use serde_json::Value;
 
 pub use anthropic::DEFAULT_MAX_TOKENS;
 pub use error::Error;
-pub use process::{
-    GeneratedImage, Output, ProcessResult, ResponseSpec, ResultFormat, ToolCall, Usage, process,
-};
+pub use process::{GeneratedImage, Output, ProcessResult, ResponseSpec, ResultFormat, ToolCall, Usage, process};
 pub use target::{Api, Provider, Target};
 pub use warning::Warning;
 

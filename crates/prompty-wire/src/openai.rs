@@ -315,12 +315,7 @@ fn responses_part(ctx: &Ctx<'_>, i: usize, m: &Message, p: &Part) -> Result<Valu
         Part::File { value, .. } if data_uri(value).is_some() => json!({ "type": "input_file", "file_data": value }),
         Part::File { value, .. } => json!({ "type": "input_file", "file_id": value }),
         Part::Audio { .. } => {
-            return Err(ctx.unsupported_part(
-                i,
-                m,
-                "audio",
-                "the Responses API takes no audio input; use apiType `chat` for audio",
-            ));
+            return Err(ctx.unsupported_part(i, m, "audio", "use apiType `chat` for audio input"));
         }
     })
 }

@@ -61,7 +61,8 @@ impl ResponseSpec {
 
 /// A v2 prompt's reply: JSON-parsed from chat and responses when it declares `outputs`.
 pub(crate) fn spec_response(prompt: &Prompt, provider: Provider, api: Api) -> ResponseSpec {
-    let structured = prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
+    let structured =
+        prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
     let format = if structured { ResultFormat::Structured } else { ResultFormat::Text };
     ResponseSpec { provider, api, format }
 }
@@ -216,10 +217,7 @@ impl Reader<'_> {
         let err = response.get("error").filter(|e| !e.is_null())?;
         Some(match err {
             Value::String(s) => s.clone(),
-            other => other
-                .get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| other.to_string(), str::to_owned),
+            other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_owned),
         })
     }
 
@@ -285,7 +283,13 @@ impl Reader<'_> {
         })
     }
 
-    fn call(&self, id: Option<&Value>, name: Option<&Value>, args: Option<&Value>, at: &str) -> Result<ToolCall, Error> {
+    fn call(
+        &self,
+        id: Option<&Value>,
+        name: Option<&Value>,
+        args: Option<&Value>,
+        at: &str,
+    ) -> Result<ToolCall, Error> {
         let id = id.and_then(Value::as_str).ok_or_else(|| self.bad(format!("`{at}` has no `id`")))?;
         let name = name.and_then(Value::as_str).ok_or_else(|| self.bad(format!("`{at}` has no `name`")))?;
         let arguments = match args {
@@ -418,7 +422,8 @@ impl Reader<'_> {
     }
 
     fn anthropic(&self, response: &Value) -> Result<ProcessResult, Error> {
-        let blocks = response.get("content").and_then(Value::as_array).ok_or_else(|| self.bad("it has no `content` list"))?;
+        let blocks =
+            response.get("content").and_then(Value::as_array).ok_or_else(|| self.bad("it has no `content` list"))?;
         let calls: Vec<ToolCall> = blocks
             .iter()
             .enumerate()

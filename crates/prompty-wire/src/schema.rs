@@ -21,11 +21,9 @@ pub fn json_type(kind: PropertyKind) -> Option<&'static str> {
         PropertyKind::Boolean => Some("boolean"),
         PropertyKind::Array => Some("array"),
         PropertyKind::Object => Some("object"),
-        PropertyKind::Union
-        | PropertyKind::Thread
-        | PropertyKind::Image
-        | PropertyKind::File
-        | PropertyKind::Audio => None,
+        PropertyKind::Union | PropertyKind::Thread | PropertyKind::Image | PropertyKind::File | PropertyKind::Audio => {
+            None
+        }
     }
 }
 

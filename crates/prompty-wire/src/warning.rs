@@ -166,10 +166,13 @@ impl fmt::Display for Warning {
             ),
             Self::DroppedMetadata { message, role, key, provider, api } => write!(
                 f,
-                "messages[{message}] ({role}): metadata `{key}` is not sent: a {provider} {api} message has no such field"
+                "messages[{message}] ({role}): metadata `{key}` is not sent: {provider} {api} messages have no such field"
             ),
             Self::IgnoredTools { provider, api } => {
-                write!(f, "`tools` are not sent: the {provider} {api} API takes no tools; remove them or use apiType chat")
+                write!(
+                    f,
+                    "`tools` are not sent: the {provider} {api} API takes no tools; remove them or use apiType chat"
+                )
             }
             Self::IgnoredOutputs { provider, api } => write!(
                 f,
@@ -179,10 +182,9 @@ impl fmt::Display for Warning {
                 f,
                 "`outputs` cannot be sent to {provider} as a schema: the reply is JSON-parsed but its shape is not enforced; describe the JSON shape in the prompt"
             ),
-            Self::IgnoredPart { message, part, provider, api } => write!(
-                f,
-                "messages[{message}]: the {part} part is not sent: a {provider} {api} request takes only text"
-            ),
+            Self::IgnoredPart { message, part, provider, api } => {
+                write!(f, "messages[{message}]: the {part} part is not sent: {provider} {api} requests take only text")
+            }
             Self::EmptyStrictObject { path, provider } => write!(
                 f,
                 "`{path}` is an object without `properties`: under {provider} strict mode the model can only return `{{}}`; declare its properties"

@@ -38,7 +38,8 @@ fn main() {
 }
 
 fn read(path: &Path) -> Result<String, Failed> {
-    std::fs::read_to_string(path).map_err(|e| format!("conformance data missing: cannot read {}: {e}", path.display()).into())
+    std::fs::read_to_string(path)
+        .map_err(|e| format!("conformance data missing: cannot read {}: {e}", path.display()).into())
 }
 
 fn run(case: &str) -> Result<(), Failed> {

@@ -10,7 +10,8 @@ use prompty_syntax::{LoadOptions, MapHost, load_str};
 use prompty_wire::{Target, compile};
 use serde_json::{Map, Value};
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/conformance/prompty-spec/vectors/wire.json");
+const VECTORS: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/conformance/prompty-spec/vectors/wire.json");
 
 /// Function tools whose loaded `strict` differed from what the vector wrote.
 static STRICT_RESETS: AtomicUsize = AtomicUsize::new(0);
