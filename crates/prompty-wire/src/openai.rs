@@ -92,6 +92,19 @@ fn chat_message(ctx: &mut Ctx<'_>, i: usize, m: &Message) -> Result<Value, Error
     if !CHAT_ROLES.contains(&m.role.as_str()) {
         return Err(ctx.unsupported_role(i, m));
     }
+    // The API rejects a tool result without its call id and a function message without
+    // its name.
+    if m.role == "tool" {
+        ctx.tool_call_id(i, m)?;
+    }
+    if m.role == "function" && !m.metadata.get("name").is_some_and(Value::is_string) {
+        return Err(ctx.bad_metadata(
+            i,
+            m,
+            "name",
+            "is missing; a function result must name its function (`function[name=...]:`)",
+        ));
+    }
     let mut w = Map::new();
     w.insert("role".into(), Value::String(m.role.clone()));
     for (k, v) in &m.metadata {

@@ -45,6 +45,15 @@ impl Provider {
     }
 }
 
+impl std::str::FromStr for Provider {
+    type Err = Error;
+
+    /// Parses a provider name; an unknown one is [`Error::UnknownProvider`].
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::parse(s).ok_or_else(|| Error::UnknownProvider { provider: s.to_owned() })
+    }
+}
+
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -82,6 +91,15 @@ impl Api {
     /// Parses an API name (ASCII case-insensitive).
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+impl std::str::FromStr for Api {
+    type Err = Error;
+
+    /// Parses an API name; an unknown one is [`Error::UnknownApi`].
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::parse(s).ok_or_else(|| Error::UnknownApi { api: s.to_owned() })
     }
 }
 

@@ -177,6 +177,16 @@ tools:
 }
 
 #[test]
+fn names_parse() {
+    assert_eq!("Anthropic".parse::<Provider>(), Ok(Provider::Anthropic));
+    assert_eq!("responses".parse::<Api>(), Ok(Api::Responses));
+    let errors = ["bedrock".parse::<Provider>().map(|_| ()), "completion".parse::<Api>().map(|_| ())];
+    let text: Vec<String> = errors.iter().filter_map(|e| e.clone().err()).map(|e| e.to_string()).collect();
+    assert_eq!(text.len(), 2);
+    assert_snapshot!(text.join("\n"));
+}
+
+#[test]
 fn target_errors() {
     let hi = [user("Hi")];
     let text = [
@@ -224,6 +234,8 @@ fn content_errors() {
         error(&p, &[wav], Target::new().with_api(Api::Responses)),
         error(&p, &[Message::text("narrator", "Once")], Target::new()),
         error(&p, &[Message::text("tool", "42")], Target::new().with_provider(Provider::Anthropic)),
+        error(&p, &[Message::text("tool", "42")], Target::new()),
+        error(&p, &[Message::text("function", "42")], Target::new()),
         error(
             &p,
             &[with_meta(Message::text("assistant", ""), json!({"tool_calls": "call it"}))],
