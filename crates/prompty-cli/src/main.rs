@@ -1,6 +1,7 @@
 //! `prompty`: lint, load, render and compile `.prompty` files.
 
 mod check;
+mod eval;
 mod host;
 mod inputs;
 mod report;
@@ -37,6 +38,28 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         load: LoadArgs,
+    },
+    /// Score one judge answer with an evaluator prompt; prints the evaluation as JSON.
+    Score(eval::ScoreArgs),
+    /// Score recorded judge answers row by row (JSON lines), streaming, with a summary.
+    Eval(eval::EvalArgs),
+    /// Compile a prompt to the provider request body (ready for `curl --data @-`).
+    Compile {
+        /// The .prompty file.
+        file: PathBuf,
+        #[command(flatten)]
+        inputs: InputArgs,
+        #[command(flatten)]
+        load: LoadArgs,
+        /// The provider (default: the prompt's `model.provider`, else openai).
+        #[arg(long, value_parser = ["openai", "azure", "foundry", "anthropic"])]
+        provider: Option<String>,
+        /// The API (default: the prompt's `model.apiType`, else chat).
+        #[arg(long, value_parser = ["chat", "responses", "embedding", "image"])]
+        api: Option<String>,
+        /// The model or deployment id (overrides the prompt's).
+        #[arg(long)]
+        model: Option<String>,
     },
     /// Render a prompt to chat messages.
     Render {
@@ -107,8 +130,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => return check::run(&args),
+        Command::Score(args) => eval::run_score(&args),
+        Command::Eval(args) => match eval::run_eval(&args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Command::Load { file, load } => cmd_load(&file, &load),
         Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
+        Command::Compile { file, inputs, load, provider, api, model } => {
+            cmd_compile(&file, &inputs, &load, provider.as_deref(), api.as_deref(), model)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -178,6 +210,38 @@ fn cmd_render(
         RenderFormat::Text => write!(out, "{}", prompty_render::messages_to_text(&messages))?,
     }
     Ok(())
+}
+
+fn cmd_compile(
+    file: &Path,
+    inputs: &InputArgs,
+    load: &LoadArgs,
+    provider: Option<&str>,
+    api: Option<&str>,
+    model: Option<String>,
+) -> Result<(), Failure> {
+    let given = inputs.collect()?;
+    let (prompt, text) = load_prompt(file, load)?;
+    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+        .map_err(|e| render_failure(file, &text, &e))?;
+    let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
+    let mut target = prompty_wire::Target::new();
+    if let Some(p) = provider {
+        target = target.with_provider(p.parse().map_err(|e| Failure(format!("--provider: {e}")))?);
+    }
+    if let Some(a) = api {
+        target = target.with_api(a.parse().map_err(|e| Failure(format!("--api: {e}")))?);
+    }
+    if let Some(m) = model {
+        target = target.with_model(m);
+    }
+    let compiled = prompty_wire::compile(renderer.prompt(), &messages, target)
+        .map_err(|e| Failure(format!("{}: {e}", file.display())))?;
+    let mut err = std::io::stderr().lock();
+    for w in &compiled.warnings {
+        writeln!(err, "warning: {}: {w}", file.display())?;
+    }
+    print_json(&compiled.body)
 }
 
 /// A render error located in the file when it comes from the template.

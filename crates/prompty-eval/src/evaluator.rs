@@ -28,6 +28,16 @@ impl Evaluator {
         &self.name
     }
 
+    /// The azure-ai-evaluation key layout for this evaluator's results: the reference
+    /// evaluator's own when the configuration follows one, else the base layout (score,
+    /// `gpt_` score, reason, result, threshold).
+    pub fn azure_layout(&self) -> crate::AzureLayout {
+        match self.config.compat {
+            Some(reference) => reference.layout(),
+            None => crate::AzureLayout::tagged(),
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &EvaluatorConfig {
         &self.config

@@ -107,6 +107,10 @@ impl Lowerer<'_> {
     }
 
     fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
+        if is_unresolved_reference(node) {
+            // The reference's own diagnostic already says why the value is missing.
+            return;
+        }
         self.error(
             codes::WRONG_TYPE,
             node,
@@ -275,7 +279,7 @@ impl Lowerer<'_> {
             id: self.string(node.get("id"), "model.id").unwrap_or_default(),
             provider: self.string(node.get("provider"), "model.provider"),
             api_type: self.string(node.get("apiType"), "model.apiType"),
-            connection: node.get("connection").and_then(|c| self.connection(c, "model.connection")),
+            connection: self.connection(node, "model.connection"),
             options: node.get("options").and_then(|o| self.options(o)),
         };
         self.model_v1(node, &mut model, legacy);
@@ -327,7 +331,10 @@ impl Lowerer<'_> {
         }
     }
 
-    fn connection(&mut self, node: &Node, what: &str) -> Option<Connection> {
+    /// The `connection` entry of `parent`, if any. A connection without `kind` is reported at
+    /// its `connection` key.
+    fn connection(&mut self, parent: &Node, what: &str) -> Option<Connection> {
+        let node = parent.get("connection")?;
         let Some(entries) = node.as_map() else {
             if !node.is_null() {
                 self.wrong_type(node, what, "a mapping with a `kind`");
@@ -335,11 +342,10 @@ impl Lowerer<'_> {
             return None;
         };
         let Some(kind) = self.string(node.get("kind"), &format!("{what}.kind")) else {
-            self.error(
-                codes::MISSING_FIELD,
-                node,
-                format!("`{what}` has no `kind`"),
-                "add `kind: key` (or reference, remote, anonymous, foundry, oauth)",
+            let at = parent.key_node("connection").map_or_else(|| node.span.clone(), |k| k.span.clone());
+            self.push(
+                Diagnostic::error(codes::MISSING_FIELD, at, format!("`{what}` has no `kind`"))
+                    .with_help("add `kind: key` (or reference, remote, anonymous, foundry, oauth)"),
             );
             return None;
         };
@@ -370,9 +376,12 @@ impl Lowerer<'_> {
                 continue;
             }
             let v2 = V1_PARAMETER_NAMES.iter().find(|(v1, _)| *v1 == key).map(|(_, v2)| *v2);
-            let help = match v2.or_else(|| did_you_mean(&key, OPTION_KEYS)) {
-                Some(s) => format!("did you mean `{s}`? Provider-specific options go under `additionalProperties`"),
-                None => "provider-specific options go under `additionalProperties`".to_owned(),
+            let help = match (v2, did_you_mean(&key, OPTION_KEYS)) {
+                (Some(s), _) => format!("`{key}` is the v1 name; in v2 `options` write `{s}`"),
+                (None, Some(s)) => {
+                    format!("did you mean `{s}`? Provider-specific options go under `additionalProperties`")
+                }
+                (None, None) => "provider-specific options go under `additionalProperties`".to_owned(),
             };
             self.push(
                 Diagnostic::warning(codes::UNKNOWN_KEY, k.span.clone(), format!("unknown model option `{key}`"))
@@ -412,16 +421,20 @@ impl Lowerer<'_> {
                     let name = item.get("name").and_then(Node::as_str).map(str::to_owned);
                     match name {
                         Some(name) => {
-                            let span = item.key_node("name").map_or(item.span.clone(), |k| k.span.clone());
+                            let span = item.get("name").map_or_else(|| head(item), |v| v.span.clone());
                             if let Some(p) = self.property(item, name, span, what, inputs) {
                                 out.push(p);
                             }
                         }
-                        None => self.error(
-                            codes::MISSING_FIELD,
-                            item,
-                            format!("an entry of `{what}` has no `name`"),
-                            "in list form every entry needs `name:`; or use the map form `name: {kind: ...}`",
+                        None => self.push(
+                            Diagnostic::error(
+                                codes::MISSING_FIELD,
+                                head(item),
+                                format!("an entry of `{what}` has no `name`"),
+                            )
+                            .with_help(
+                                "in list form every entry needs `name:`; or use the map form `name: {kind: ...}`",
+                            ),
                         ),
                     }
                 }
@@ -452,6 +465,20 @@ impl Lowerer<'_> {
             }
         }
         out
+    }
+
+    /// Union branches: a list of properties whose names are optional.
+    fn branches(&mut self, node: &Node, what: &str) -> Vec<Property> {
+        match &node.value {
+            NodeValue::Seq(items) => items
+                .iter()
+                .filter_map(|item| {
+                    let name = item.get("name").and_then(Node::as_str).unwrap_or_default().to_owned();
+                    self.property(item, name, item.span.clone(), what, false)
+                })
+                .collect(),
+            _ => self.properties(node, what, false),
+        }
     }
 
     fn property(
@@ -507,16 +534,16 @@ impl Lowerer<'_> {
             (None, None) => match node.get("default") {
                 Some(d) if self.profile == Profile::Promptflow => PropertyKind::infer(&d.to_json()),
                 _ => {
-                    self.error(
-                        codes::MISSING_FIELD,
-                        node,
-                        format!("`{path}` has no `kind`"),
-                        "add `kind: string` (or integer, float, boolean, array, object, thread, image, file, audio)",
+                    self.push(
+                        Diagnostic::error(codes::MISSING_FIELD, span, format!("`{path}` has no `kind`")).with_help(
+                            "add `kind: string` (or integer, float, boolean, array, object, thread, image, file, audio)",
+                        ),
                     );
                     return None;
                 }
             },
         };
+        let kind_span = node.get("kind").or_else(|| node.get("type")).map_or_else(|| span.clone(), |k| k.span.clone());
         let mut p = Property::new(name, kind);
         p.span = span;
         p.description = self.string(node.get("description"), &format!("{path}.description"));
@@ -551,15 +578,17 @@ impl Lowerer<'_> {
         match kind {
             PropertyKind::Array => match node.get("items") {
                 Some(items) => {
-                    p.items = self
-                        .property(items, String::new(), items.span.clone(), &format!("{path}.items"), false)
-                        .map(Box::new)
+                    let items_span = node.key_node("items").map_or_else(|| items.span.clone(), |k| k.span.clone());
+                    p.items =
+                        self.property(items, String::new(), items_span, &format!("{path}.items"), false).map(Box::new)
                 }
-                None if self.profile == Profile::Spec => self.error(
-                    codes::ARRAY_WITHOUT_ITEMS,
-                    node,
-                    format!("`{path}` is an array without `items`"),
-                    "add `items: {kind: string}` (the element type)",
+                None if self.profile == Profile::Spec => self.push(
+                    Diagnostic::error(
+                        codes::ARRAY_WITHOUT_ITEMS,
+                        kind_span,
+                        format!("`{path}` is an array without `items`"),
+                    )
+                    .with_help("add `items: {kind: string}` (the element type)"),
                 ),
                 None => {}
             },
@@ -567,16 +596,18 @@ impl Lowerer<'_> {
                 p.properties = node.get("properties").map(|n| self.properties(n, &format!("{path}.properties"), false));
             }
             PropertyKind::Union => {
-                p.one_of = node.get("oneOf").map(|n| self.properties(n, &format!("{path}.oneOf"), false));
-                p.any_of = node.get("anyOf").map(|n| self.properties(n, &format!("{path}.anyOf"), false));
+                p.one_of = node.get("oneOf").map(|n| self.branches(n, &format!("{path}.oneOf")));
+                p.any_of = node.get("anyOf").map(|n| self.branches(n, &format!("{path}.anyOf")));
                 let count = usize::from(p.one_of.as_ref().is_some_and(|v| !v.is_empty()))
                     + usize::from(p.any_of.as_ref().is_some_and(|v| !v.is_empty()));
                 if count != 1 {
-                    self.error(
-                        codes::BAD_UNION,
-                        node,
-                        format!("`{path}` is a union and needs exactly one of `oneOf` or `anyOf`"),
-                        "list the alternatives under `oneOf:` (exactly one matches) or `anyOf:`",
+                    self.push(
+                        Diagnostic::error(
+                            codes::BAD_UNION,
+                            kind_span,
+                            format!("`{path}` is a union and needs exactly one of `oneOf` or `anyOf`"),
+                        )
+                        .with_help("list the alternatives under `oneOf:` (exactly one matches) or `anyOf:`"),
                     );
                 }
             }
@@ -590,21 +621,18 @@ impl Lowerer<'_> {
         match &node.value {
             NodeValue::Seq(items) => {
                 for item in items {
-                    let name = item.get("name").and_then(Node::as_str).map(str::to_owned);
-                    match name {
-                        Some(name) => out.extend(self.tool(item, name)),
-                        None => self.error(
-                            codes::MISSING_FIELD,
-                            item,
-                            "a tool has no `name`".into(),
-                            "add `name:` to the tool",
+                    match item.get("name").filter(|n| n.as_str().is_some()) {
+                        Some(n) => out.extend(self.tool(item, n.key_string(), n.span.clone())),
+                        None => self.push(
+                            Diagnostic::error(codes::MISSING_FIELD, head(item), "a tool has no `name`")
+                                .with_help("add `name:` to the tool"),
                         ),
                     }
                 }
             }
             NodeValue::Map(entries) => {
                 for (k, v) in entries {
-                    out.extend(self.tool(v, k.key_string()));
+                    out.extend(self.tool(v, k.key_string(), k.span.clone()));
                 }
             }
             NodeValue::Null => {}
@@ -613,21 +641,21 @@ impl Lowerer<'_> {
         out
     }
 
-    fn tool(&mut self, node: &Node, name: String) -> Option<Tool> {
+    /// One tool; `at` is the span of its name, where problems with the whole tool point.
+    fn tool(&mut self, node: &Node, name: String, at: std::ops::Range<usize>) -> Option<Tool> {
         if node.as_map().is_none() {
             self.wrong_type(node, &format!("tools.{name}"), "a mapping");
             return None;
         }
         let Some(kind) = self.string(node.get("kind"), &format!("tools.{name}.kind")) else {
-            self.error(
-                codes::MISSING_FIELD,
-                node,
-                format!("tool `{name}` has no `kind`"),
-                "add `kind: function` (or mcp, openapi, or a custom kind)",
+            self.push(
+                Diagnostic::error(codes::MISSING_FIELD, at, format!("tool `{name}` has no `kind`"))
+                    .with_help("add `kind: function` (or mcp, openapi, or a custom kind)"),
             );
             return None;
         };
         let what = format!("tool `{name}`");
+        let connection_what = format!("tools.{name}.connection");
         let specific: &[&str] = match kind.as_str() {
             "function" => &["parameters", "strict"],
             "mcp" => &["connection", "serverName", "serverDescription", "approvalMode", "allowedTools"],
@@ -642,7 +670,7 @@ impl Lowerer<'_> {
             parameters: None,
             strict: None,
             bindings: node.get("bindings").and_then(|b| self.bindings(b)),
-            connection: node.get("connection").and_then(|c| self.connection(c, "tool connection")),
+            connection: self.connection(node, &connection_what),
             server_name: self.string(node.get("serverName"), "serverName"),
             server_description: self.string(node.get("serverDescription"), "serverDescription"),
             approval_mode: node.get("approvalMode").map(|a| match a.to_json() {
@@ -657,25 +685,30 @@ impl Lowerer<'_> {
             options: self.object(node.get("options"), "options"),
         };
         if tool.kind == "function" {
-            tool.strict = Some(self.bool(node.get("strict"), "strict").unwrap_or(true));
+            // Left unset when not written: consumers apply the schema default (true) themselves.
+            tool.strict = self.bool(node.get("strict"), "strict");
             match node.get("parameters") {
                 Some(p) => {
                     tool.parameters = Some(self.properties(p, &format!("tools.{}.parameters", tool.name), false))
                 }
-                None => self.error(
-                    codes::MISSING_FIELD,
-                    node,
-                    format!("function tool `{}` has no `parameters`", tool.name),
-                    "add `parameters:` (an empty list `[]` if it takes none)",
+                None => self.push(
+                    Diagnostic::error(
+                        codes::MISSING_FIELD,
+                        at.clone(),
+                        format!("function tool `{}` has no `parameters`", tool.name),
+                    )
+                    .with_help("add `parameters:` (an empty list `[]` if it takes none)"),
                 ),
             }
         }
         if tool.kind == "openapi" && tool.specification.is_none() {
-            self.error(
-                codes::MISSING_FIELD,
-                node,
-                format!("openapi tool `{}` has no `specification`", tool.name),
-                "add `specification: ./api.json`",
+            self.push(
+                Diagnostic::error(
+                    codes::MISSING_FIELD,
+                    at,
+                    format!("openapi tool `{}` has no `specification`", tool.name),
+                )
+                .with_help("add `specification: ./api.json`"),
             );
         }
         Some(tool)
@@ -752,7 +785,7 @@ impl Lowerer<'_> {
                 if let Some(f) = node.get("format")
                     && let Some((kind, rest)) = self.engine(f, "template.format", FORMAT_KEYS)
                 {
-                    self.check_engine(f, &kind, FORMATS, "format");
+                    self.check_engine(rest.and_then(|n| n.get("kind")).unwrap_or(f), &kind, FORMATS, "format");
                     t.format = FormatConfig {
                         kind,
                         strict: self.bool(rest.and_then(|n| n.get("strict")), "template.format.strict"),
@@ -762,7 +795,7 @@ impl Lowerer<'_> {
                 if let Some(p) = node.get("parser")
                     && let Some((kind, rest)) = self.engine(p, "template.parser", PARSER_KEYS)
                 {
-                    self.check_engine(p, &kind, PARSERS, "parser");
+                    self.check_engine(rest.and_then(|n| n.get("kind")).unwrap_or(p), &kind, PARSERS, "parser");
                     t.parser = ParserConfig {
                         kind,
                         options: self.object(rest.and_then(|n| n.get("options")), "template.parser.options"),
@@ -810,6 +843,24 @@ impl Lowerer<'_> {
             None => format!("supported: {}", known.join(", ")),
         };
         self.error(codes::UNKNOWN_ENGINE, node, format!("unknown template {what} `{kind}`"), help);
+    }
+}
+
+/// Whether `node` is still a `${...}` reference: one that failed to resolve (and was
+/// reported) or that stays literal by design.
+fn is_unresolved_reference(node: &Node) -> bool {
+    node.as_str().is_some_and(|s| crate::refs::parse_reference(s).is_some())
+}
+
+/// A short span for a mapping: its first `key: value` when the value is a scalar on the
+/// key's line, else its first key; any other node's whole span.
+fn head(node: &Node) -> std::ops::Range<usize> {
+    match node.as_map().and_then(<[_]>::first) {
+        Some((k, v)) if v.as_map().is_none() && !matches!(v.value, NodeValue::Seq(_)) => {
+            k.span.start..v.span.end.max(k.span.end)
+        }
+        Some((k, _)) => k.span.clone(),
+        None => node.span.clone(),
     }
 }
 

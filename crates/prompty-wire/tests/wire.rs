@@ -2,8 +2,6 @@
 //! options and outputs are written as front matter and loaded, its messages are read in
 //! canonical form, and the compiled body must equal the expected one as a JSON value.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use libtest_mimic::{Arguments, Failed, Trial};
 use prompty_render::Message;
 use prompty_syntax::{LoadOptions, MapHost, load_str};
@@ -12,9 +10,6 @@ use serde_json::{Map, Value};
 
 const VECTORS: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/conformance/prompty-spec/vectors/wire.json");
-
-/// Function tools whose loaded `strict` differed from what the vector wrote.
-static STRICT_RESETS: AtomicUsize = AtomicUsize::new(0);
 
 fn main() {
     let args = Arguments::from_args();
@@ -31,13 +26,6 @@ fn main() {
         .collect();
     let conclusion = libtest_mimic::run(&args, trials);
     eprintln!("wire vectors: {} passed, {} failed", conclusion.num_passed, conclusion.num_failed);
-    let resets = STRICT_RESETS.load(Ordering::Relaxed);
-    if resets > 0 {
-        eprintln!(
-            "note: {resets} function tool(s) loaded with `strict: true` although the vector wrote no `strict`; \
-             the test set them back to the vector's value (prompty-syntax defaults `strict` to true)"
-        );
-    }
     conclusion.exit();
 }
 
@@ -55,25 +43,10 @@ fn run(v: &Value) -> Result<(), Failed> {
     // JSON is YAML: the front matter is written as one flow mapping.
     let text = format!("---\n{}\n---\n", Value::Object(front));
     let loaded = load_str(&text, &MapHost::new(), &LoadOptions::default());
-    let (mut prompt, _) = loaded.into_result().map_err(|diags| {
+    let (prompt, _) = loaded.into_result().map_err(|diags| {
         let all: Vec<String> = diags.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect();
         format!("the vector's front matter does not load: {}", all.join("; "))
     })?;
-    // The spec's vectors write `strict` only where they mean it; the loader fills in the
-    // schema default (true). Put back what the vector wrote.
-    for tool in prompt.tools.iter_mut().flatten().filter(|t| t.kind == "function") {
-        let written = input["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|t| t["name"] == tool.name.as_str())
-            .and_then(|t| t.get("strict"))
-            .and_then(Value::as_bool);
-        if tool.strict != written {
-            STRICT_RESETS.fetch_add(1, Ordering::Relaxed);
-            tool.strict = written;
-        }
-    }
     let messages: Vec<Message> = serde_json::from_value(input["messages"].clone())
         .map_err(|e| format!("the vector's messages are not canonical messages: {e}"))?;
     let compiled = compile(&prompt, &messages, Target::new()).map_err(|e| format!("compile failed: {e}"))?;
