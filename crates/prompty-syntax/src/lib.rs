@@ -206,7 +206,7 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
     };
     let resolver = refs::Resolver {
         host,
-        base_dir: options.path.as_ref().map(|p| p.parent().map(PathBuf::from).unwrap_or_default()),
+        base_dir: options.path.as_deref().map(base_dir),
         allowed_roots: &options.allowed_roots,
         profile,
         lint: options.lint,
@@ -225,6 +225,16 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
     .filter(|s| !s.is_empty() || parts.front_matter.is_some());
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
     Loaded { prompt: Some(prompt), diagnostics }
+}
+
+/// The folder `${file:}` references of the prompt at `path` resolve from. A bare file name
+/// (`a.prompty`) has the empty path as its parent, which no file system can canonicalize:
+/// that is the current folder.
+fn base_dir(path: &std::path::Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// CRLF and lone CR become LF, as universal-newline reading does.

@@ -14,7 +14,7 @@ use nom::{IResult, Parser};
 
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::host::{Host, HostError};
+use crate::host::{Host, HostError, normalize};
 use crate::model::Profile;
 use crate::yaml::{Node, NodeValue};
 
@@ -205,6 +205,15 @@ impl Resolver<'_> {
             return None;
         };
         let joined = dir.join(rel);
+        // A path that leaves the allowed folders is refused before the file system is asked
+        // whether it exists, so the answer never tells what lies outside.
+        if let Ok(real_dir) = self.host.canonicalize(dir) {
+            let lexical = normalize(&real_dir.join(rel));
+            if !roots.iter().any(|root| lexical.starts_with(root)) {
+                diags.push(outside(rel, span));
+                return None;
+            }
+        }
         let canonical = match self.host.canonicalize(&joined) {
             Ok(c) => c,
             Err(HostError::NotFound) => {
@@ -221,11 +230,7 @@ impl Resolver<'_> {
             }
         };
         if !roots.iter().any(|root| canonical.starts_with(root)) {
-            diags.push(err(
-                codes::FILE_OUTSIDE_ROOTS,
-                format!("`${{file:{rel}}}` resolves outside allowed roots"),
-                "reference files inside the prompt's folder (or a root allowed with --allow-root)",
-            ));
+            diags.push(outside(rel, span));
             return None;
         }
         let text = match self.host.read_to_string(&canonical) {
@@ -280,6 +285,16 @@ impl Resolver<'_> {
         }
         Some(node)
     }
+}
+
+/// `${file:rel}` leaves the prompt's folder and every allowed root.
+fn outside(rel: &str, span: &std::ops::Range<usize>) -> Diagnostic {
+    Diagnostic::error(
+        codes::FILE_OUTSIDE_ROOTS,
+        span.clone(),
+        format!("`${{file:{rel}}}` resolves outside allowed roots"),
+    )
+    .with_help("reference files inside the prompt's folder, or allow another folder with --allow-root")
 }
 
 #[cfg(test)]

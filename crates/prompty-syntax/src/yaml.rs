@@ -244,11 +244,37 @@ impl Lower<'_> {
             }
         };
         let end = match &value {
-            NodeValue::Seq(items) => items.last().map_or(start + len, |n| n.span.end.max(start + len)),
-            NodeValue::Map(entries) => entries.last().map_or(start + len, |(_, v)| v.span.end.max(start + len)),
+            NodeValue::Seq(items) => {
+                self.flow_close(start, items.last().map_or(start + len, |n| n.span.end.max(start + len)), b'[', b']')
+            }
+            NodeValue::Map(entries) => self.flow_close(
+                start,
+                entries.last().map_or(start + len, |(_, v)| v.span.end.max(start + len)),
+                b'{',
+                b'}',
+            ),
             _ => start + len,
         };
         Node { value, span: start..end.max(start) }
+    }
+
+    /// For a flow collection (`[a, b]`, `{k: v}`) that starts at `start`, the end just past
+    /// its closing bracket; `end` (the end of its last item) for any other node.
+    fn flow_close(&self, start: usize, end: usize, open: u8, close: u8) -> usize {
+        let bytes = self.text.as_bytes();
+        let local = |abs: usize| abs.checked_sub(self.base);
+        if local(start).and_then(|i| bytes.get(i)) != Some(&open) {
+            return end;
+        }
+        let Some(mut i) = local(end) else { return end };
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
+                b if b == close => return self.base + i + 1,
+                _ => return end,
+            }
+        }
+        end
     }
 }
 
@@ -289,12 +315,22 @@ fn error_diagnostic(file_text: &str, lower: &Lower<'_>, err: &serde_saphyr::Erro
         return Diagnostic::error(codes::DUPLICATE_KEY, offset..key_end, format!("duplicate key `{key}`"))
             .with_help("YAML keys must be unique in a mapping: remove or rename one of them");
     }
-    let help = if message.contains("tab") {
-        "indent YAML with spaces; tabs are not allowed in indentation"
-    } else {
-        "fix the YAML syntax of the front matter"
-    };
-    Diagnostic::error(codes::YAML_SYNTAX, offset..end, format!("invalid front matter YAML: {message}")).with_help(help)
+    if message.contains("tab") {
+        let span = indentation_tab(file_text, offset).unwrap_or(offset..end);
+        return Diagnostic::error(codes::YAML_SYNTAX, span, format!("invalid front matter YAML: {message}"))
+            .with_help("indent YAML with spaces; tabs are not allowed in indentation");
+    }
+    Diagnostic::error(codes::YAML_SYNTAX, offset..end, format!("invalid front matter YAML: {message}"))
+        .with_help("fix the YAML syntax of the front matter")
+}
+
+/// The first tab in the indentation of the line holding `offset`: the YAML parser reports
+/// where the content after the tabs starts, but the tab is what needs fixing.
+fn indentation_tab(text: &str, offset: usize) -> Option<Range<usize>> {
+    let line_start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let indent = text.get(line_start..)?;
+    let indent = &indent[..indent.len() - indent.trim_start_matches([' ', '\t']).len()];
+    indent.find('\t').map(|i| line_start + i..line_start + i + 1)
 }
 
 fn next_char_end(text: &str, offset: usize) -> usize {

@@ -1,0 +1,140 @@
+//! Where loader diagnostics point, and which ones a single mistake produces.
+
+use std::path::{Path, PathBuf};
+
+use prompty_syntax::{Diagnostic, Host, HostError, LoadOptions, MapHost, codes, load_path, load_str, normalize};
+
+/// The text each diagnostic's span covers, with its code.
+fn spans(text: &str) -> Vec<(&'static str, String)> {
+    let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+    loaded.diagnostics.iter().map(|d| (d.code.id, text[d.span.clone()].to_owned())).collect()
+}
+
+fn codes_of(diags: &[Diagnostic]) -> Vec<&'static str> {
+    diags.iter().map(|d| d.code.id).collect()
+}
+
+#[test]
+fn a_tab_in_indentation_points_at_the_tab() {
+    let text = "---\nname: t\nmodel:\n\tid: gpt-4o\n---\nuser:\nhi\n";
+    let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+    let d = &loaded.diagnostics[0];
+    assert_eq!(d.code, codes::YAML_SYNTAX);
+    assert_eq!(&text[d.span.clone()], "\t");
+}
+
+#[test]
+fn missing_fields_point_at_the_name() {
+    assert_eq!(
+        spans("---\ninputs:\n  question:\n    description: x\n    required: true\n---\n"),
+        [("P015", "question".to_owned())]
+    );
+    assert_eq!(spans("---\ntools:\n  - name: lookup\n    description: x\n---\n"), [("P015", "lookup".to_owned())]);
+    assert_eq!(
+        spans("---\ntools:\n  lookup:\n    kind: function\n    description: x\n---\n"),
+        [("P015", "lookup".to_owned())]
+    );
+    assert_eq!(
+        spans("---\nmodel:\n  id: m\n  connection:\n    endpoint: https://e\n---\n"),
+        [("P015", "connection".to_owned())]
+    );
+    assert_eq!(
+        spans("---\ninputs:\n  - kind: string\n    description: x\n---\n"),
+        [("P015", "kind: string".to_owned())]
+    );
+}
+
+#[test]
+fn kind_problems_point_at_the_kind() {
+    assert_eq!(
+        spans("---\ninputs:\n  tags:\n    description: x\n    kind: array\n---\n"),
+        [("P017", "array".to_owned())]
+    );
+    assert_eq!(spans("---\ninputs:\n  v:\n    kind: union\n    description: x\n---\n"), [("P019", "union".to_owned())]);
+}
+
+#[test]
+fn engine_and_model_problems_point_at_the_value() {
+    assert_eq!(
+        spans("---\ntemplate:\n  format:\n    kind: liquid\n  parser: prompty\n---\n"),
+        [("P014", "liquid".to_owned())]
+    );
+    assert_eq!(spans("---\nmodel: [a, [b]]\n---\n"), [("P012", "[a, [b]]".to_owned())]);
+    assert_eq!(spans("---\nmodel: { }\n---\n"), []);
+    assert_eq!(spans("---\nmodel: []\n---\n"), [("P012", "[]".to_owned())]);
+}
+
+#[test]
+fn a_v1_option_name_gets_its_v2_spelling() {
+    let text = "---\nmodel:\n  id: m\n  options:\n    max_tokens: 5\n---\n";
+    let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+    let help = loaded.diagnostics[0].help.as_deref().unwrap_or_default();
+    assert!(help.contains("`maxOutputTokens`") && help.contains("v1"), "{help}");
+}
+
+#[test]
+fn a_duplicate_list_entry_points_at_its_name() {
+    assert_eq!(
+        spans("---\ninputs:\n  - name: q\n    kind: string\n  - name: q\n    kind: string\n---\n"),
+        [("P018", "q".to_owned())]
+    );
+}
+
+#[test]
+fn a_failed_reference_is_reported_once() {
+    let host = MapHost::new();
+    let options = LoadOptions { path: Some(PathBuf::from("/p/a.prompty")), ..LoadOptions::default() };
+    let text = "---\nmetadata: ${file:missing.json}\nmodel:\n  id: m\n  connection: ${env:UNSET_CONN}\n---\n";
+    let loaded = load_str(text, &host, &options);
+    assert_eq!(codes_of(&loaded.diagnostics), [codes::FILE_NOT_FOUND.id, codes::ENV_NOT_SET.id]);
+}
+
+#[test]
+fn an_escaping_reference_is_refused_whether_or_not_the_target_exists() {
+    let options = LoadOptions { path: Some(PathBuf::from("/p/a.prompty")), ..LoadOptions::default() };
+    let text = "---\nmetadata: ${file:../x.json}\n---\n";
+    for host in [MapHost::new(), MapHost::new().with_file("/x.json", "{}")] {
+        let loaded = load_str(text, &host, &options);
+        assert_eq!(codes_of(&loaded.diagnostics), [codes::FILE_OUTSIDE_ROOTS.id]);
+    }
+    let allowed = LoadOptions { allowed_roots: vec![PathBuf::from("/shared")], ..options };
+    let host = MapHost::new().with_file("/shared/x.json", "{\"a\": 1}");
+    let loaded = load_str("---\nmetadata: ${file:../shared/x.json}\n---\n", &host, &allowed);
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+}
+
+/// A host that behaves like a real file system for relative paths: the current folder is
+/// `/cwd`, and the empty path cannot be canonicalized.
+struct CwdHost(MapHost);
+
+impl Host for CwdHost {
+    fn env(&self, name: &str) -> Option<String> {
+        self.0.env(name)
+    }
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, HostError> {
+        if path.as_os_str().is_empty() {
+            return Err(HostError::NotFound);
+        }
+        let absolute = normalize(&Path::new("/cwd").join(path));
+        self.0
+            .read(&absolute)
+            .map(|_| absolute.clone())
+            .or_else(|e| if absolute == Path::new("/cwd") { Ok(absolute) } else { Err(e) })
+    }
+    fn read(&self, path: &Path) -> Result<Vec<u8>, HostError> {
+        self.0.read(&normalize(&Path::new("/cwd").join(path)))
+    }
+}
+
+#[test]
+fn a_bare_file_name_resolves_references_from_the_current_folder() {
+    let host = CwdHost(
+        MapHost::new()
+            .with_file("/cwd/a.prompty", "---\nmetadata: ${file:meta.json}\n---\nuser:\nhi\n")
+            .with_file("/cwd/meta.json", "{\"team\": \"x\"}"),
+    );
+    let loaded = load_path(Path::new("a.prompty"), &host, &LoadOptions::default()).expect("readable");
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let metadata = loaded.prompt.and_then(|p| p.metadata).expect("metadata");
+    assert_eq!(metadata["team"], "x");
+}
