@@ -59,7 +59,7 @@ pub(crate) fn read_object(path: &PathBuf) -> Result<Map<String, Value>, Failure>
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(other) => Err(Failure(format!("{name}: inputs must be a JSON object, found {}", json_type(&other)))),
-        Err(e) => Err(Failure(format!("{name}:{}:{}: not valid JSON: {e}", e.line(), e.column()))),
+        Err(e) => Err(Failure(format!("{name}:{}:{}: not valid JSON: {}", e.line(), e.column(), json_message(&e)))),
     }
 }
 
@@ -84,6 +84,15 @@ pub(crate) fn describe_io(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".to_owned(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
         _ => e.to_string(),
+    }
+}
+
+/// serde_json's message without its trailing " at line L column C".
+pub(crate) fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
     }
 }
 

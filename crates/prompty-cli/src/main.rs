@@ -5,6 +5,7 @@ mod eval;
 mod host;
 mod inputs;
 mod report;
+mod snapshot;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -61,6 +62,10 @@ enum Command {
         #[arg(long)]
         model: Option<String>,
     },
+    /// Render prompts with their input cases and compare with the reviewed snapshot files.
+    Snapshot(snapshot::SnapshotArgs),
+    /// Print the JSON Schema of the front matter (for editors: yaml-language-server).
+    Schema,
     /// Render a prompt to chat messages.
     Render {
         /// The .prompty file.
@@ -131,6 +136,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => return check::run(&args),
         Command::Score(args) => eval::run_score(&args),
+        Command::Snapshot(args) => return snapshot::run(&args),
+        Command::Schema => print_json(&prompty_syntax::front_matter_schema()),
         Command::Eval(args) => match eval::run_eval(&args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
@@ -144,6 +151,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that stops early (`| head`) is not an error.
+        Err(Failure(message)) if message.contains("Broken pipe") => ExitCode::SUCCESS,
         Err(Failure(message)) => {
             let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "error: {}", message.trim_end());
@@ -158,8 +167,16 @@ pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<s
     let loaded = load_path(file, &host, &load.options()).map_err(|e| Failure(e.to_string()))?;
     let text: Arc<str> =
         Arc::from(String::from_utf8_lossy(&prompty_syntax::Host::read(&host, file).unwrap_or_default()));
-    let errors: Vec<String> =
-        loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| report::one_line(file, &text, d)).collect();
+    let index = prompty_syntax::LineIndex::new(&text);
+    let errors: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            let (line, col) = index.line_col(&text, d.span.start);
+            format!("{}:{line}:{col}: {} [{}]", file.display(), d.message, d.code.id)
+        })
+        .collect();
     match loaded.prompt {
         Some(prompt) if errors.is_empty() => Ok((prompt, text)),
         _ if errors.is_empty() => Err(Failure(format!("{}: cannot be loaded as a prompt", file.display()))),

@@ -110,9 +110,3 @@ pub(crate) fn json<'a>(path: &Path, text: &str, index: &LineIndex, d: &'a Diagno
         help: d.help.as_deref(),
     }
 }
-
-/// `file:line:col: severity[code]: message`, for one-line error output.
-pub(crate) fn one_line(path: &Path, text: &str, d: &Diagnostic) -> String {
-    let (line, col) = LineIndex::new(text).line_col(text, d.span.start);
-    format!("{}:{line}:{col}: {}[{}]: {}", path.display(), d.severity, d.code.id, d.message)
-}

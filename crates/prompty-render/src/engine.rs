@@ -107,7 +107,11 @@ impl Engine {
                 hb.register_escape_fn(handlebars::no_escape);
                 hb.register_template_string(TEMPLATE_NAME, &source).map_err(|e| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {}", e.reason()));
-                    match e.pos().and_then(|(l, _)| loc.locate(&source, l, None)) {
+                    let at = e.pos().and_then(|(line, col)| {
+                        let start = LineIndex::new(&source).offset(&source, line, col);
+                        loc.locate(&source, line, Some(start..start))
+                    });
+                    match at {
                         Some(s) => err.with_span(s),
                         None => err,
                     }

@@ -21,6 +21,7 @@ mod inputs;
 mod lower;
 mod model;
 mod refs;
+pub mod schema;
 pub mod split;
 mod suggest;
 pub mod yaml;
@@ -35,6 +36,7 @@ pub use model::{
     PropertyKind, Template, Tool,
 };
 pub use refs::{Reference, parse_reference};
+pub use schema::front_matter_schema;
 pub use suggest::did_you_mean;
 
 /// The largest file the loader accepts.
