@@ -2,7 +2,8 @@
 //!
 //! For each case `azure-eval/inputs/X.json` (`X = <version>__<evaluator>__<file>__<scenario>`)
 //! the prompt `azure-eval/prompts/<version>__<evaluator>__<file>.prompty` is loaded and
-//! compiled with the reference's messages (`expected/X.json`) for the judge deployment.
+//! rendered with the case's inputs through prompty-render, then compiled for the judge
+//! deployment.
 //! The body without `messages` must equal `expected-request/X.json` without
 //! `extra_headers` (the client's, not the prompt's), keys in the same order and numbers
 //! written the same way; the compiled `messages` must serialize to `expected/X.json`
@@ -11,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use prompty_render::{Message, Part};
+use prompty_render::Message;
 use prompty_syntax::{LoadOptions, MapHost, Prompt, load_str};
 use prompty_wire::{Target, compile};
 use serde_json::{Map, Value};
@@ -57,9 +58,12 @@ fn run(case: &str) -> Result<(), Failed> {
     let expected_request: Value =
         serde_json::from_str(&read(&Path::new(DATA).join("expected-request").join(format!("{case}.json")))?)
             .map_err(|e| format!("expected-request/{case}.json is not JSON: {e}"))?;
-    let wire: Value = serde_json::from_str(&expected_messages).map_err(|e| format!("expected/{case}.json: {e}"))?;
-    let messages = from_openai(&wire)?;
-    check_request(&prompt, &messages, &expected_request, &expected_messages)
+    let inputs: Value = serde_json::from_str(&read(&Path::new(DATA).join("inputs").join(format!("{case}.json")))?)
+        .map_err(|e| format!("inputs/{case}.json is not JSON: {e}"))?;
+    let inputs = inputs.as_object().ok_or_else(|| format!("inputs/{case}.json is not an object"))?;
+    let renderer = prompty_render::Renderer::new(prompt).map_err(|e| format!("the prompt does not compile: {e}"))?;
+    let messages = renderer.prepare(inputs).map_err(|e| format!("rendering failed: {e}"))?;
+    check_request(renderer.prompt(), &messages, &expected_request, &expected_messages)
 }
 
 /// Compiles `messages` for the judge deployment and compares the request with
@@ -110,37 +114,4 @@ fn excerpt(s: &str, at: usize) -> String {
     let start = (0..=at.saturating_sub(80)).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
     let end = (at + 80..=s.len()).find(|i| s.is_char_boundary(*i)).unwrap_or(s.len());
     s.get(start..end).unwrap_or_default().to_owned()
-}
-
-/// OpenAI chat messages (`[{role, content}]`, content a string or a list of parts) as
-/// canonical messages; other keys become metadata.
-fn from_openai(wire: &Value) -> Result<Vec<Message>, Failed> {
-    let list = wire.as_array().ok_or("expected messages are not a list")?;
-    let mut out = Vec::with_capacity(list.len());
-    for m in list {
-        let obj = m.as_object().ok_or("a message is not an object")?;
-        let role = obj.get("role").and_then(Value::as_str).ok_or("a message has no role")?;
-        let content = match obj.get("content") {
-            Some(Value::String(s)) => vec![Part::Text { value: s.clone() }],
-            Some(Value::Array(parts)) => parts.iter().map(part).collect::<Result<_, _>>()?,
-            None | Some(Value::Null) => Vec::new(),
-            Some(other) => return Err(format!("unexpected content {other}").into()),
-        };
-        let metadata =
-            obj.iter().filter(|(k, _)| !matches!(k.as_str(), "role" | "content")).map(|(k, v)| (k.clone(), v.clone()));
-        out.push(Message { role: role.to_owned(), content, metadata: metadata.collect() });
-    }
-    Ok(out)
-}
-
-fn part(p: &Value) -> Result<Part, Failed> {
-    match p.get("type").and_then(Value::as_str) {
-        Some("text") => Ok(Part::Text { value: p["text"].as_str().unwrap_or_default().to_owned() }),
-        Some("image_url") => Ok(Part::Image {
-            value: p["image_url"]["url"].as_str().unwrap_or_default().to_owned(),
-            detail: p["image_url"]["detail"].as_str().map(str::to_owned),
-            media_type: None,
-        }),
-        _ => Err(format!("unexpected content part {p}").into()),
-    }
 }
