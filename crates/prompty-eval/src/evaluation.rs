@@ -118,11 +118,11 @@ pub struct Evaluation {
     /// The judge model, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// The prompt inputs as the reference records them, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The prompt inputs as the reference records them, when known (azure layout only).
+    #[serde(skip)]
     pub sample_input: Option<String>,
-    /// The judge answer as the reference records it, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The judge answer as the reference records it, when known (azure layout only).
+    #[serde(skip)]
     pub sample_output: Option<String>,
 }
 
