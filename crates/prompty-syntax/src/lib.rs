@@ -30,7 +30,7 @@ use std::path::PathBuf;
 
 pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
 pub use host::{Host, HostError, MapHost, normalize};
-pub use lower::{FORMATS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
+pub use lower::{FORMATS, OPTION_KEYS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
 pub use model::{
     Binding, Connection, FormatConfig, Legacy, Model, ModelOptions, ParserConfig, Profile, Prompt, Property,
     PropertyKind, Template, Tool,

@@ -19,7 +19,8 @@ const TOP_KEYS: &[&str] =
 const V1_TOP_KEYS: &[&str] = &["sample", "authors", "tags"];
 const MODEL_KEYS: &[&str] = &["id", "provider", "apiType", "connection", "options"];
 const V1_MODEL_KEYS: &[&str] = &["api", "configuration", "parameters", "response"];
-const OPTION_KEYS: &[&str] = &[
+/// The v2 `model.options` keys.
+pub const OPTION_KEYS: &[&str] = &[
     "temperature",
     "maxOutputTokens",
     "topP",

@@ -214,18 +214,18 @@ impl Resolver<'_> {
                 return None;
             }
         }
+        let unreadable = |e: HostError| match e {
+            HostError::NotFound => err(
+                codes::FILE_NOT_FOUND,
+                format!("Referenced file not found: {rel}"),
+                "check the path; it is relative to the prompt's folder",
+            ),
+            e => err(codes::FILE_NOT_FOUND, format!("cannot read `{rel}`: {e}"), "reference a regular text file"),
+        };
         let canonical = match self.host.canonicalize(&joined) {
             Ok(c) => c,
-            Err(HostError::NotFound) => {
-                diags.push(err(
-                    codes::FILE_NOT_FOUND,
-                    format!("Referenced file not found: {rel}"),
-                    "check the path; it is relative to the prompt's folder",
-                ));
-                return None;
-            }
             Err(e) => {
-                diags.push(err(codes::FILE_NOT_FOUND, format!("cannot read `{rel}`: {e}"), "check the path"));
+                diags.push(unreadable(e));
                 return None;
             }
         };
@@ -235,20 +235,8 @@ impl Resolver<'_> {
         }
         let text = match self.host.read_to_string(&canonical) {
             Ok(t) => t,
-            Err(HostError::NotFound) => {
-                diags.push(err(
-                    codes::FILE_NOT_FOUND,
-                    format!("Referenced file not found: {rel}"),
-                    "check the path; it is relative to the prompt's folder",
-                ));
-                return None;
-            }
             Err(e) => {
-                diags.push(err(
-                    codes::FILE_NOT_FOUND,
-                    format!("cannot read `{rel}`: {e}"),
-                    "reference a regular text file",
-                ));
+                diags.push(unreadable(e));
                 return None;
             }
         };

@@ -345,17 +345,10 @@ fn ignore_non_text(ctx: &mut Ctx<'_>, i: usize, m: &Message) {
 
 /// Options, tools and outputs an embeddings or images request cannot take.
 fn text_only_request(ctx: &mut Ctx<'_>, body: &mut Map<String, Value>) {
-    ctx.drop_options(&[
-        "temperature",
-        "maxOutputTokens",
-        "topP",
-        "topK",
-        "frequencyPenalty",
-        "presencePenalty",
-        "seed",
-        "stopSequences",
-        "allowMultipleToolCalls",
-    ]);
+    // Every option but the provider-specific pass-through.
+    let sampling: Vec<&str> =
+        prompty_syntax::OPTION_KEYS.iter().copied().filter(|k| *k != "additionalProperties").collect();
+    ctx.drop_options(&sampling);
     let (provider, api) = (ctx.provider, ctx.api);
     if !ctx.tools().is_empty() {
         ctx.warn(Warning::IgnoredTools { provider, api });
