@@ -21,6 +21,22 @@ use crate::yaml::{Node, NodeValue};
 /// How deep `${file:}` references may nest.
 pub(crate) const MAX_FILE_DEPTH: usize = 8;
 
+/// How many `${file:}` references one load may resolve in all, counting every file each
+/// time it is read: references fan out (a file that names another file ten times, eight
+/// levels deep, would be 10^8 reads).
+pub(crate) const MAX_FILE_LOADS: usize = 256;
+
+/// How many bytes all `${file:}` references of one load may read together.
+pub(crate) const MAX_FILE_LOAD_BYTES: usize = crate::MAX_FILE_BYTES;
+
+/// What one load has spent on `${file:}` references so far.
+#[derive(Default)]
+struct Spent {
+    loads: std::cell::Cell<usize>,
+    bytes: std::cell::Cell<usize>,
+    reported: std::cell::Cell<bool>,
+}
+
 /// A parsed reference: protocol and the rest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference<'a> {
@@ -74,7 +90,8 @@ impl Resolver<'_> {
     /// Resolves every reference in `node`, in place, collecting problems.
     pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) {
         let roots = self.roots();
-        self.walk(node, self.base_dir.as_deref(), &roots, 0, diags);
+        let spent = Spent::default();
+        self.walk(node, self.base_dir.as_deref(), &roots, 0, &spent, diags);
     }
 
     fn roots(&self) -> Vec<PathBuf> {
@@ -87,20 +104,28 @@ impl Resolver<'_> {
         roots
     }
 
-    fn walk(&self, node: &mut Node, dir: Option<&Path>, roots: &[PathBuf], depth: usize, diags: &mut Vec<Diagnostic>) {
+    fn walk(
+        &self,
+        node: &mut Node,
+        dir: Option<&Path>,
+        roots: &[PathBuf],
+        depth: usize,
+        spent: &Spent,
+        diags: &mut Vec<Diagnostic>,
+    ) {
         match &mut node.value {
             NodeValue::Seq(items) => {
                 for item in items {
-                    self.walk(item, dir, roots, depth, diags);
+                    self.walk(item, dir, roots, depth, spent, diags);
                 }
             }
             NodeValue::Map(entries) => {
                 for (_, v) in entries {
-                    self.walk(v, dir, roots, depth, diags);
+                    self.walk(v, dir, roots, depth, spent, diags);
                 }
             }
             NodeValue::String(s) => {
-                if let Some(new) = self.resolve_string(s, &node.span, dir, roots, depth, diags) {
+                if let Some(new) = self.resolve_string(s, &node.span, dir, roots, depth, spent, diags) {
                     *node = new;
                 }
             }
@@ -115,6 +140,7 @@ impl Resolver<'_> {
         dir: Option<&Path>,
         roots: &[PathBuf],
         depth: usize,
+        spent: &Spent,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Node> {
         let r = parse_reference(s)?;
@@ -163,7 +189,7 @@ impl Resolver<'_> {
                     }
                 }
             }
-            "file" => self.load_file(r.value, span, dir, roots, depth, diags),
+            "file" => self.load_file(r.value, span, dir, roots, depth, spent, diags),
             other => {
                 diags.push(
                     Diagnostic::warning(
@@ -185,6 +211,7 @@ impl Resolver<'_> {
         dir: Option<&Path>,
         roots: &[PathBuf],
         depth: usize,
+        spent: &Spent,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Node> {
         let err = |code, msg: String, help: &str| Diagnostic::error(code, span.clone(), msg).with_help(help.to_owned());
@@ -233,6 +260,18 @@ impl Resolver<'_> {
             diags.push(outside(rel, span));
             return None;
         }
+        if spent.loads.get() >= MAX_FILE_LOADS || spent.bytes.get() > MAX_FILE_LOAD_BYTES {
+            if !spent.reported.replace(true) {
+                diags.push(err(
+                    codes::REFERENCE_DEPTH,
+                    format!(
+                        "`${{file:{rel}}}`: the prompt's file references read more than {MAX_FILE_LOADS} files or {MAX_FILE_LOAD_BYTES} bytes in all"
+                    ),
+                    "check the referenced files for references that repeat or fan out",
+                ));
+            }
+            return None;
+        }
         let text = match self.host.read_to_string(&canonical) {
             Ok(t) => t,
             Err(e) => {
@@ -240,6 +279,8 @@ impl Resolver<'_> {
                 return None;
             }
         };
+        spent.loads.set(spent.loads.get() + 1);
+        spent.bytes.set(spent.bytes.get().saturating_add(text.len()));
         let ext = canonical.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         let value = match ext.as_deref() {
             Some("json") => match serde_json::from_str::<serde_json::Value>(&text) {
@@ -269,7 +310,7 @@ impl Resolver<'_> {
         let mut node = Node::synthetic(&value, span.clone());
         if !matches!(node.value, NodeValue::String(_)) {
             let sub_dir = canonical.parent().map(Path::to_path_buf);
-            self.walk(&mut node, sub_dir.as_deref(), roots, depth + 1, diags);
+            self.walk(&mut node, sub_dir.as_deref(), roots, depth + 1, spent, diags);
         }
         Some(node)
     }

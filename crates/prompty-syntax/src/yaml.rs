@@ -284,8 +284,22 @@ fn options() -> serde_saphyr::Options {
     // YAML 1.2: only `true`/`false` are booleans (`y`, `no`, `on` stay strings).
     opts.strict_booleans = true;
     opts.with_snippet = false;
+    // Each nesting level costs tens of KB of stack in debug builds (the parser, the
+    // deserializer and `Spanned` all recurse): bound it well below what a 2 MB thread
+    // stack holds. Real front matter (JSON schemas included) nests far less.
+    let mut budget = serde_saphyr::budget::Budget::default();
+    budget.max_depth = MAX_YAML_DEPTH;
+    // Aliases expand: the node count bounds a billion-laughs document's time and memory.
+    budget.max_nodes = MAX_YAML_NODES;
+    opts.budget = Some(budget);
     opts
 }
+
+/// The deepest YAML nesting the loader accepts.
+pub const MAX_YAML_DEPTH: usize = 32;
+
+/// The most YAML values (aliases expanded) the loader accepts in one document.
+pub const MAX_YAML_NODES: usize = 100_000;
 
 /// Parses `yaml`, which starts at byte `base` of the file `file_text`.
 ///
@@ -314,6 +328,18 @@ fn error_diagnostic(file_text: &str, lower: &Lower<'_>, err: &serde_saphyr::Erro
         };
         return Diagnostic::error(codes::DUPLICATE_KEY, offset..key_end, format!("duplicate key `{key}`"))
             .with_help("YAML keys must be unique in a mapping: remove or rename one of them");
+    }
+    if let Some(what) = message.strip_prefix("budget breached: ") {
+        let message = if what.starts_with("Depth") {
+            format!("the front matter nests deeper than {MAX_YAML_DEPTH} levels")
+        } else if what.starts_with("Nodes") {
+            format!("the front matter holds more than {MAX_YAML_NODES} values once its aliases are expanded")
+        } else {
+            let what = what.split([' ', '{']).next().unwrap_or(what);
+            format!("the front matter exceeds the parser's `{what}` limit")
+        };
+        return Diagnostic::error(codes::YAML_SYNTAX, offset..end, format!("invalid front matter YAML: {message}"))
+            .with_help("simplify the front matter: fewer nested levels, fewer aliases");
     }
     if message.contains("tab") {
         let span = indentation_tab(file_text, offset).unwrap_or(offset..end);

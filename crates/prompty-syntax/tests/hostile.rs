@@ -1,0 +1,295 @@
+//! Hostile input: every case ends quickly, within bounded memory, with a clear diagnostic
+//! and never a panic. The time bounds below are generous hang guards for debug builds, not
+//! benchmarks.
+
+use std::time::{Duration, Instant};
+
+use prompty_syntax::yaml::{MAX_YAML_DEPTH, MAX_YAML_NODES};
+use prompty_syntax::{Diagnostic, LoadOptions, Loaded, MAX_FILE_BYTES, MapHost, codes, load_bytes, load_str};
+
+const HANG_GUARD: Duration = Duration::from_secs(10);
+
+fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    let took = start.elapsed();
+    assert!(took < HANG_GUARD, "{what} took {took:?}");
+    out
+}
+
+fn load(text: &str) -> Loaded {
+    load_str(text, &MapHost::new(), &LoadOptions::default())
+}
+
+fn codes_of(loaded: &Loaded) -> Vec<&'static str> {
+    loaded.diagnostics.iter().map(|d| d.code.id).collect()
+}
+
+fn first_error(loaded: &Loaded) -> &Diagnostic {
+    loaded.diagnostics.iter().find(|d| d.is_error()).unwrap_or_else(|| panic!("no error in {:?}", loaded.diagnostics))
+}
+
+fn spans_in_bounds(loaded: &Loaded, len: usize) {
+    for d in &loaded.diagnostics {
+        assert!(d.span.start <= d.span.end && d.span.end <= len, "span {:?} outside 0..{len}: {d:?}", d.span);
+    }
+}
+
+#[test]
+fn deeply_nested_flow_yaml_is_an_error_not_a_stack_overflow() {
+    for depth in [1_000, 100_000] {
+        let text = format!("---\nname: t\nx: {}{}\n---\nuser:\nhi", "[".repeat(depth), "]".repeat(depth));
+        let loaded = timed("nested flow sequences", || load(&text));
+        assert!(loaded.has_errors(), "depth {depth}: {:?}", codes_of(&loaded));
+        let e = first_error(&loaded);
+        assert_eq!(e.code, codes::YAML_SYNTAX, "{e:?}");
+        spans_in_bounds(&loaded, text.len());
+    }
+}
+
+#[test]
+fn nesting_up_to_the_limit_loads_on_a_small_stack() {
+    // Library users load from ordinary threads: 32 levels must fit a 2 MB stack even in a
+    // debug build, and one more level is a clear error.
+    let nested = |depth: usize| {
+        let mut fm = String::from("name: t\nmetadata:\n");
+        for i in 0..depth {
+            fm.push_str(&" ".repeat(i + 1));
+            fm.push_str("a:\n");
+        }
+        format!("---\n{fm}---\nuser:\nhi")
+    };
+    let ok = nested(MAX_YAML_DEPTH - 2);
+    let deep = nested(MAX_YAML_DEPTH);
+    let (ok, deep) = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || (load(&ok), load(&deep)))
+        .expect("spawn")
+        .join()
+        .expect("no panic");
+    assert!(!ok.has_errors(), "{:?}", ok.diagnostics);
+    let e = first_error(&deep);
+    assert_eq!(e.code, codes::YAML_SYNTAX);
+    assert_eq!(
+        e.message,
+        format!("invalid front matter YAML: the front matter nests deeper than {MAX_YAML_DEPTH} levels")
+    );
+}
+
+#[test]
+fn deeply_nested_block_yaml_is_an_error_not_a_stack_overflow() {
+    let mut fm = String::from("name: t\nx:\n");
+    for i in 0..5_000 {
+        fm.push_str(&" ".repeat(i + 1));
+        fm.push_str("a:\n");
+    }
+    let text = format!("---\n{fm}---\nuser:\nhi");
+    let loaded = timed("nested block mappings", || load(&text));
+    assert!(loaded.has_errors(), "{:?}", codes_of(&loaded));
+    spans_in_bounds(&loaded, text.len());
+}
+
+#[test]
+fn nested_flow_mappings_in_inputs_do_not_overflow() {
+    let depth = 50_000;
+    let text = format!(
+        "---\nname: t\ninputs:\n  q:\n    kind: object\n    default: {}{}\n---\nuser:\nhi",
+        "{a: ".repeat(depth),
+        "}".repeat(depth)
+    );
+    let loaded = timed("nested flow mappings", || load(&text));
+    assert!(loaded.has_errors());
+    spans_in_bounds(&loaded, text.len());
+}
+
+#[test]
+fn alias_bomb_is_rejected() {
+    // Billion laughs: nine levels of ten aliases each expand to 10^9 strings.
+    let mut fm = String::from("name: t\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        fm.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+    }
+    let text = format!("---\n{fm}---\nuser:\nhi");
+    let loaded = timed("alias bomb", || load(&text));
+    assert!(loaded.has_errors(), "{:?}", codes_of(&loaded));
+    let e = first_error(&loaded);
+    assert_eq!(e.code, codes::YAML_SYNTAX, "{e:?}");
+    assert_eq!(
+        e.message,
+        format!(
+            "invalid front matter YAML: the front matter holds more than {MAX_YAML_NODES} values once its aliases are expanded"
+        )
+    );
+    spans_in_bounds(&loaded, text.len());
+}
+
+#[test]
+fn hundred_megabytes_are_rejected_by_size_without_parsing() {
+    let dir = std::env::temp_dir().join(format!("prompty-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("huge.prompty");
+    {
+        // Real bytes on disk: front matter, then a 100 MB body.
+        use std::io::Write;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+        f.write_all(b"---\nname: huge\n---\nuser:\n").expect("write");
+        let line = [b'x'; 1023];
+        for _ in 0..100 * 1024 {
+            f.write_all(&line).expect("write");
+            f.write_all(b"\n").expect("write");
+        }
+        f.flush().expect("flush");
+    }
+    let bytes = std::fs::read(&path).expect("read back");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(bytes.len() > 100 * 1024 * 1024);
+    let start = Instant::now();
+    let loaded = load_bytes(&bytes, &MapHost::new(), &LoadOptions::default());
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(1), "rejecting by size took {took:?}");
+    assert!(loaded.prompt.is_none());
+    let e = first_error(&loaded);
+    assert_eq!(e.code, codes::TOO_LARGE);
+    assert_eq!(e.message, format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", bytes.len()));
+}
+
+#[test]
+fn just_under_the_size_limit_still_loads() {
+    let mut text = String::from("---\nname: big\n---\nuser:\n");
+    text.push_str(&"y".repeat(MAX_FILE_BYTES - text.len()));
+    let loaded = timed("16 MB body", || load(&text));
+    assert!(!loaded.has_errors(), "{:?}", codes_of(&loaded));
+    assert_eq!(loaded.prompt.expect("prompt").instructions.map(|s| s.len()), Some(MAX_FILE_BYTES - 18));
+}
+
+#[test]
+fn invalid_utf8_is_not_text_at_its_offset() {
+    let mut bytes = b"---\nname: t\n---\nuser:\nhello ".to_vec();
+    let at = bytes.len();
+    bytes.extend_from_slice(&[0xff, 0xfe, 0xc3]);
+    let loaded = load_bytes(&bytes, &MapHost::new(), &LoadOptions::default());
+    assert!(loaded.prompt.is_none());
+    let e = first_error(&loaded);
+    assert_eq!(e.code, codes::NOT_TEXT);
+    assert_eq!(e.span, at..at);
+    assert_eq!(e.message, format!("the file is not UTF-8 text (invalid byte at offset {at})"));
+    // A truncated multi-byte sequence at the very end, and a lone continuation byte first.
+    for bytes in [&b"---\nname: t\n---\nuser:\n\xe2\x82"[..], b"\x80---\n"] {
+        let loaded = load_bytes(bytes, &MapHost::new(), &LoadOptions::default());
+        assert_eq!(first_error(&loaded).code, codes::NOT_TEXT);
+        spans_in_bounds(&loaded, bytes.len());
+    }
+}
+
+#[test]
+fn nul_bytes_are_not_text() {
+    for bytes in [&b"---\nname: t\0\n---\nuser:\nhi"[..], b"\0", b"---\nname: t\n---\nuser:\nhi\0there"] {
+        let loaded = load_bytes(bytes, &MapHost::new(), &LoadOptions::default());
+        assert!(loaded.prompt.is_none());
+        let e = first_error(&loaded);
+        assert_eq!(e.code, codes::NOT_TEXT);
+        let at = bytes.iter().position(|&b| b == 0).expect("has a NUL");
+        assert_eq!(e.span, at..at + 1);
+        assert_eq!(e.message, "the file contains a NUL byte; it looks binary");
+    }
+}
+
+#[test]
+fn mixed_line_endings_load_with_lf_only_instructions() {
+    let text = "---\r\nname: mixed\nmodel:\r  id: gpt-4o\r\n---\nsystem:\r\nBe brief.\ruser:\n{{q}}\r\n";
+    let loaded = timed("mixed newlines", || load(text));
+    spans_in_bounds(&loaded, text.len());
+    let prompt = loaded.prompt.expect("a prompt");
+    let body = prompt.instructions.expect("instructions");
+    assert!(!body.contains('\r'), "{body:?}");
+    assert!(body.starts_with("system:\nBe brief.\n"), "{body:?}");
+    assert!(prompt.body_span.end <= text.len());
+}
+
+#[test]
+fn only_carriage_returns_load() {
+    let text = "---\rname: cr\r---\ruser:\rhi\r";
+    let loaded = timed("CR-only file", || load(text));
+    spans_in_bounds(&loaded, text.len());
+}
+
+#[test]
+fn byte_order_mark_is_skipped() {
+    let text = "\u{feff}---\nname: bom\n---\nuser:\nhi";
+    let loaded = load_bytes(text.as_bytes(), &MapHost::new(), &LoadOptions::default());
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    assert_eq!(loaded.prompt.expect("prompt").name.as_deref(), Some("bom"));
+    // A BOM alone, and a BOM in the middle of the file, are harmless too.
+    for text in ["\u{feff}", "---\nname: t\n---\nuser:\n\u{feff}hi\u{feff}"] {
+        let loaded = load(text);
+        spans_in_bounds(&loaded, text.len());
+    }
+}
+
+#[test]
+fn many_keys_and_long_lines_stay_fast() {
+    let mut fm = String::from("name: t\n");
+    for i in 0..5_000 {
+        fm.push_str(&format!("unknown_key_{i}: {i}\n"));
+    }
+    fm.push_str(&format!("description: {}\n", "d".repeat(1 << 20)));
+    let text = format!("---\n{fm}---\nuser:\nhi");
+    let loaded = timed("5,000 unknown keys", || load(&text));
+    assert!(codes_of(&loaded).iter().filter(|c| **c == codes::UNKNOWN_KEY.id).count() >= 1);
+    spans_in_bounds(&loaded, text.len());
+}
+
+#[test]
+fn unterminated_front_matter_at_eof() {
+    for text in ["---", "---\n", "---\nname: t", "+++\nname = 't'\n", "---\n---"] {
+        let loaded = timed("unterminated", || load(text));
+        spans_in_bounds(&loaded, text.len());
+    }
+}
+
+#[test]
+fn self_referencing_file_is_a_depth_error() {
+    let host = MapHost::new().with_file("/p/a.yaml", "x: ${file:a.yaml}\n");
+    let text = "---\nname: t\nmetadata:\n  loop: ${file:a.yaml}\n---\nuser:\nhi";
+    let opts = LoadOptions { path: Some("/p/x.prompty".into()), ..LoadOptions::default() };
+    let loaded = timed("reference cycle", || load_str(text, &host, &opts));
+    assert!(codes_of(&loaded).contains(&codes::REFERENCE_DEPTH.id), "{:?}", loaded.diagnostics);
+    spans_in_bounds(&loaded, text.len());
+}
+
+#[test]
+fn file_reference_fan_out_is_bounded() {
+    // Each file names the next one ten times: without a bound on the total, eight levels
+    // would be 10^8 file loads.
+    let refs = |next: &str| (0..10).map(|i| format!("k{i}: ${{file:{next}}}\n")).collect::<String>();
+    let host = MapHost::new().with_file("/p/a.yaml", &refs("a.yaml"));
+    let text = "---\nname: t\nmetadata:\n  bomb: ${file:a.yaml}\n---\nuser:\nhi";
+    let opts = LoadOptions { path: Some("/p/x.prompty".into()), ..LoadOptions::default() };
+    let loaded = timed("reference fan-out", || load_str(text, &host, &opts));
+    assert!(loaded.has_errors());
+    // One diagnostic per distinct cause, not one per path through the tree.
+    assert!(loaded.diagnostics.len() <= 10 * 256, "{} diagnostics", loaded.diagnostics.len());
+}
+
+#[test]
+fn deeply_nested_json_file_reference_is_an_error() {
+    let depth = 100_000;
+    let json = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let host = MapHost::new().with_file("/p/deep.json", &json);
+    let text = "---\nname: t\nmetadata:\n  deep: ${file:deep.json}\n---\nuser:\nhi";
+    let opts = LoadOptions { path: Some("/p/x.prompty".into()), ..LoadOptions::default() };
+    let loaded = timed("deep JSON file", || load_str(text, &host, &opts));
+    assert!(codes_of(&loaded).contains(&codes::FILE_PARSE.id), "{:?}", loaded.diagnostics);
+}
+
+#[test]
+fn deeply_nested_yaml_file_reference_is_an_error() {
+    let depth = 100_000;
+    let yaml = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let host = MapHost::new().with_file("/p/deep.yaml", &yaml);
+    let text = "---\nname: t\nmetadata:\n  deep: ${file:deep.yaml}\n---\nuser:\nhi";
+    let opts = LoadOptions { path: Some("/p/x.prompty".into()), ..LoadOptions::default() };
+    let loaded = timed("deep YAML file", || load_str(text, &host, &opts));
+    assert!(codes_of(&loaded).contains(&codes::FILE_PARSE.id), "{:?}", loaded.diagnostics);
+}
