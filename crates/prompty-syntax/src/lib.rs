@@ -214,7 +214,7 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
         lint: options.lint,
     };
     resolver.resolve(&mut root, &mut diagnostics);
-    let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile };
+    let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile, v1_types: Vec::new() };
     let (mut prompt, legacy) = lowerer.prompt(&root);
     prompt.legacy = legacy;
     let body = parts.body.text;

@@ -96,6 +96,8 @@ pub fn detect_profile(root: &Node) -> Profile {
 pub(crate) struct Lowerer<'d> {
     pub(crate) diags: &'d mut Vec<Diagnostic>,
     pub(crate) profile: Profile,
+    /// v1 `type` keys seen in the current property list: (key span, name, v2 kind).
+    pub(crate) v1_types: Vec<(std::ops::Range<usize>, String, PropertyKind)>,
 }
 
 impl Lowerer<'_> {
@@ -287,48 +289,48 @@ impl Lowerer<'_> {
         Some(model)
     }
 
-    /// Reads `model.api`, `model.configuration` and `model.parameters` into the v2 fields.
+    /// Reads `model.api`, `model.configuration` and `model.parameters` into the v2 fields,
+    /// with one warning naming every v1 key of the block and its v2 spelling.
     fn model_v1(&mut self, node: &Node, model: &mut Model, legacy: &mut Legacy) {
-        if let (Some(k), Some(v)) = (node.key_node("api"), node.get("api")) {
-            self.legacy(k, "`model.api` is a v1 key".into(), "v2 spelling: `model.apiType`".into());
+        const SPELLINGS: &[(&str, &str)] = &[
+            ("api", "`api` -> `apiType`"),
+            ("configuration", "`configuration` -> `connection` (with `kind`), `provider` and `id`"),
+            ("parameters", "`parameters` -> `options` (`max_tokens` -> `maxOutputTokens`, ...)"),
+            ("response", "`response` has no v2 equivalent (the first choice is returned)"),
+        ];
+        let found: Vec<(&Node, &str, &str)> =
+            SPELLINGS.iter().filter_map(|(key, help)| Some((node.key_node(key)?, *key, *help))).collect();
+        if let Some((first, _, _)) = found.first() {
+            let keys: Vec<String> = found.iter().map(|(_, k, _)| format!("`{k}`")).collect();
+            let helps: Vec<&str> = found.iter().map(|(_, _, h)| *h).collect();
+            let message = match keys.as_slice() {
+                [one] => format!("`model.{}` is a v1 key", one.trim_matches('`')),
+                _ => format!("`model` uses the v1 keys {}", keys.join(", ")),
+            };
+            self.legacy(first, message, format!("v2 spelling: {}", helps.join("; ")));
+        }
+        if let Some(v) = node.get("api") {
             legacy.api = self.string(Some(v), "model.api");
             if model.api_type.is_none() {
                 model.api_type.clone_from(&legacy.api);
             }
         }
-        if let (Some(k), Some(v)) = (node.key_node("configuration"), node.get("configuration")) {
-            self.legacy(
-                k,
-                "`model.configuration` is a v1 key".into(),
-                "v2 spelling: `model.connection` (with `kind`), `model.provider` and `model.id`".into(),
-            );
-            if let Some(conf) = self.object(Some(v), "model.configuration") {
-                let str_of = |key: &str| conf.get(key).and_then(Value::as_str).map(str::to_owned);
-                if model.id.is_empty() {
-                    model.id = str_of("azure_deployment").or_else(|| str_of("model")).unwrap_or_default();
-                }
-                if model.provider.is_none() {
-                    model.provider = str_of("type").map(|t| if t == "azure_openai" { "foundry".to_owned() } else { t });
-                }
-                legacy.configuration = Some(conf);
+        if let Some(conf) = node.get("configuration").and_then(|v| self.object(Some(v), "model.configuration")) {
+            let str_of = |key: &str| conf.get(key).and_then(Value::as_str).map(str::to_owned);
+            if model.id.is_empty() {
+                model.id = str_of("azure_deployment").or_else(|| str_of("model")).unwrap_or_default();
             }
-        }
-        if let (Some(k), Some(v)) = (node.key_node("parameters"), node.get("parameters")) {
-            self.legacy(k, "`model.parameters` is a v1 key".into(), "v2 spelling: `model.options`".into());
-            if let Some(params) = self.object(Some(v), "model.parameters") {
-                let options = model.options.get_or_insert_with(ModelOptions::default);
-                for (name, value) in &params {
-                    map_v1_parameter(options, name, value);
-                }
-                legacy.parameters = Some(params);
+            if model.provider.is_none() {
+                model.provider = str_of("type").map(|t| if t == "azure_openai" { "foundry".to_owned() } else { t });
             }
+            legacy.configuration = Some(conf);
         }
-        if let Some(k) = node.key_node("response") {
-            self.legacy(
-                k,
-                "`model.response` is a v1 key".into(),
-                "v2 has no equivalent; the first choice is returned".into(),
-            );
+        if let Some(params) = node.get("parameters").and_then(|v| self.object(Some(v), "model.parameters")) {
+            let options = model.options.get_or_insert_with(ModelOptions::default);
+            for (name, value) in &params {
+                map_v1_parameter(options, name, value);
+            }
+            legacy.parameters = Some(params);
         }
     }
 
@@ -415,6 +417,8 @@ impl Lowerer<'_> {
 
     /// Inputs, outputs, parameters or object properties, in list or map form.
     fn properties(&mut self, node: &Node, what: &str, inputs: bool) -> Vec<Property> {
+        // A nested list (object properties) reports its own v1 `type` keys.
+        let outer_types = std::mem::take(&mut self.v1_types);
         let mut out: Vec<Property> = Vec::new();
         match &node.value {
             NodeValue::Seq(items) => {
@@ -450,6 +454,8 @@ impl Lowerer<'_> {
             NodeValue::Null => {}
             _ => self.wrong_type(node, what, "a list or a mapping of properties"),
         }
+        self.report_v1_types(what);
+        self.v1_types = outer_types;
         let mut seen: Vec<&str> = Vec::new();
         for p in &out {
             if seen.contains(&p.name.as_str()) {
@@ -480,6 +486,22 @@ impl Lowerer<'_> {
                 .collect(),
             _ => self.properties(node, what, false),
         }
+    }
+
+    /// One warning for every v1 `type` key of a property list, naming each property.
+    fn report_v1_types(&mut self, what: &str) {
+        let found = std::mem::take(&mut self.v1_types);
+        let Some((span, _, _)) = found.first() else { return };
+        let names: Vec<&str> = found.iter().map(|(_, n, _)| n.as_str()).collect();
+        let spellings: Vec<String> = found.iter().map(|(_, n, k)| format!("{n}: {{kind: {}}}", k.as_str())).collect();
+        let message = match names.as_slice() {
+            [one] => format!("`type` on `{what}.{one}` is a v1 key"),
+            _ => format!("`type` on {} `{what}` entries ({}) is a v1 key", names.len(), names.join(", ")),
+        };
+        self.push(
+            Diagnostic::warning(codes::LEGACY_KEY, span.clone(), message)
+                .with_help(format!("v2 spelling: `kind` instead of `type` ({})", spellings.join(", "))),
+        );
     }
 
     fn property(
@@ -524,11 +546,8 @@ impl Lowerer<'_> {
                 let text = self.string(Some(t), &format!("{path}.type")).unwrap_or_default();
                 let kind = v1_kind(&text);
                 if let Some(key) = node.key_node("type") {
-                    self.legacy(
-                        key,
-                        format!("`type` on `{path}` is a v1 key"),
-                        format!("v2 spelling: `kind: {}`", kind.as_str()),
-                    );
+                    let name = path.rsplit('.').next().unwrap_or(&path).to_owned();
+                    self.v1_types.push((key.span.clone(), name, kind));
                 }
                 kind
             }
