@@ -29,6 +29,16 @@ pub(crate) const MAX_FILE_LOADS: usize = 256;
 /// How many bytes all `${file:}` references of one load may read together.
 pub(crate) const MAX_FILE_LOAD_BYTES: usize = crate::MAX_FILE_BYTES;
 
+/// Where a walk over the front matter is: the folder `${file:}` paths are relative to, the
+/// allowed roots, how many files deep, and what the load has spent so far.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    dir: Option<&'a Path>,
+    roots: &'a [PathBuf],
+    depth: usize,
+    spent: &'a Spent,
+}
+
 /// What one load has spent on `${file:}` references so far.
 #[derive(Default)]
 struct Spent {
@@ -91,7 +101,7 @@ impl Resolver<'_> {
     pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) {
         let roots = self.roots();
         let spent = Spent::default();
-        self.walk(node, self.base_dir.as_deref(), &roots, 0, &spent, diags);
+        self.walk(node, Walk { dir: self.base_dir.as_deref(), roots: &roots, depth: 0, spent: &spent }, diags);
     }
 
     fn roots(&self) -> Vec<PathBuf> {
@@ -104,28 +114,20 @@ impl Resolver<'_> {
         roots
     }
 
-    fn walk(
-        &self,
-        node: &mut Node,
-        dir: Option<&Path>,
-        roots: &[PathBuf],
-        depth: usize,
-        spent: &Spent,
-        diags: &mut Vec<Diagnostic>,
-    ) {
+    fn walk(&self, node: &mut Node, at: Walk<'_>, diags: &mut Vec<Diagnostic>) {
         match &mut node.value {
             NodeValue::Seq(items) => {
                 for item in items {
-                    self.walk(item, dir, roots, depth, spent, diags);
+                    self.walk(item, at, diags);
                 }
             }
             NodeValue::Map(entries) => {
                 for (_, v) in entries {
-                    self.walk(v, dir, roots, depth, spent, diags);
+                    self.walk(v, at, diags);
                 }
             }
             NodeValue::String(s) => {
-                if let Some(new) = self.resolve_string(s, &node.span, dir, roots, depth, spent, diags) {
+                if let Some(new) = self.resolve_string(s, &node.span, at, diags) {
                     *node = new;
                 }
             }
@@ -137,10 +139,7 @@ impl Resolver<'_> {
         &self,
         s: &str,
         span: &std::ops::Range<usize>,
-        dir: Option<&Path>,
-        roots: &[PathBuf],
-        depth: usize,
-        spent: &Spent,
+        at: Walk<'_>,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Node> {
         let r = parse_reference(s)?;
@@ -189,7 +188,7 @@ impl Resolver<'_> {
                     }
                 }
             }
-            "file" => self.load_file(r.value, span, dir, roots, depth, spent, diags),
+            "file" => self.load_file(r.value, span, at, diags),
             other => {
                 diags.push(
                     Diagnostic::warning(
@@ -208,12 +207,10 @@ impl Resolver<'_> {
         &self,
         rel: &str,
         span: &std::ops::Range<usize>,
-        dir: Option<&Path>,
-        roots: &[PathBuf],
-        depth: usize,
-        spent: &Spent,
+        at: Walk<'_>,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Node> {
+        let Walk { dir, roots, depth, spent } = at;
         let err = |code, msg: String, help: &str| Diagnostic::error(code, span.clone(), msg).with_help(help.to_owned());
         if depth >= MAX_FILE_DEPTH {
             diags.push(err(
@@ -310,7 +307,7 @@ impl Resolver<'_> {
         let mut node = Node::synthetic(&value, span.clone());
         if !matches!(node.value, NodeValue::String(_)) {
             let sub_dir = canonical.parent().map(Path::to_path_buf);
-            self.walk(&mut node, sub_dir.as_deref(), roots, depth + 1, spent, diags);
+            self.walk(&mut node, Walk { dir: sub_dir.as_deref(), depth: at.depth + 1, ..at }, diags);
         }
         Some(node)
     }
