@@ -1,0 +1,221 @@
+//! Hostile files on a real file system, through the `prompty` binary: symlinks out of the
+//! prompt's folder, FIFOs, devices, huge and binary files. Each run ends within a bounded
+//! time (a watchdog kills it otherwise) with a clear error and never a panic.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one `prompty` run may take before it counts as hung.
+const WATCHDOG: Duration = Duration::from_secs(15);
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `prompty ARGS` in `dir`, killing it if it outlives the watchdog.
+fn prompty(dir: &Path, args: &[&str]) -> Out {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the prompty binary runs");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if start.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("prompty {args:?} did not finish within {WATCHDOG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        s.read_to_string(&mut stdout).expect("stdout");
+    }
+    if let Some(mut s) = child.stderr.take() {
+        s.read_to_string(&mut stderr).expect("stderr");
+    }
+    let status = child.wait().expect("wait");
+    assert!(!stderr.contains("panicked"), "prompty {args:?} panicked:\n{stderr}");
+    Out { code: status.code(), stdout, stderr }
+}
+
+/// A fresh temporary folder, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("prompty-hostile-{name}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn write(&self, rel: &str, text: &[u8]) -> PathBuf {
+        let p = self.0.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("folder");
+        }
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn prompt_referencing(reference: &str) -> String {
+    format!("---\nname: t\nmetadata:\n  secret: ${{file:{reference}}}\n---\nuser:\nhi\n")
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().expect("mkfifo runs").success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+#[test]
+fn symlink_out_of_the_prompt_folder_is_refused() {
+    let tmp = TempDir::new("symlink");
+    tmp.write("outside/secret.txt", b"TOP-SECRET-VALUE");
+    tmp.write("p/inside.txt", b"fine");
+    std::os::unix::fs::symlink(tmp.path().join("outside/secret.txt"), tmp.path().join("p/link.txt")).expect("symlink");
+    std::os::unix::fs::symlink(tmp.path().join("p/inside.txt"), tmp.path().join("p/inner-link.txt")).expect("symlink");
+    tmp.write("p/leak.prompty", prompt_referencing("link.txt").as_bytes());
+    tmp.write("p/dotdot.prompty", prompt_referencing("../outside/secret.txt").as_bytes());
+    tmp.write("p/ok.prompty", prompt_referencing("inner-link.txt").as_bytes());
+    let dir = tmp.path().join("p");
+    for file in ["leak.prompty", "dotdot.prompty"] {
+        let out = prompty(&dir, &["load", file]);
+        assert_eq!(out.code, Some(2), "{file}: {}", out.stderr);
+        assert!(out.stderr.contains("resolves outside allowed roots"), "{file}: {}", out.stderr);
+        assert!(!out.stdout.contains("TOP-SECRET") && !out.stderr.contains("TOP-SECRET"));
+        let out = prompty(&dir, &["check", file]);
+        assert_eq!(out.code, Some(1), "{file}: {}", out.stderr);
+        assert!(out.stdout.contains("P022") || out.stderr.contains("P022"), "{file}: {}{}", out.stdout, out.stderr);
+    }
+    // A symlink that stays inside the folder is followed.
+    let out = prompty(&dir, &["load", "ok.prompty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("\"fine\""), "{}", out.stdout);
+}
+
+#[test]
+fn fifo_reference_is_not_a_regular_file_and_does_not_block() {
+    let tmp = TempDir::new("fifo");
+    mkfifo(&tmp.path().join("pipe.txt"));
+    tmp.write("ref.prompty", prompt_referencing("pipe.txt").as_bytes());
+    let out = prompty(tmp.path(), &["load", "ref.prompty"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("cannot read `pipe.txt`: not a regular file"), "{}", out.stderr);
+}
+
+#[test]
+fn fifo_as_the_prompt_itself_does_not_block() {
+    let tmp = TempDir::new("fifo-prompt");
+    mkfifo(&tmp.path().join("pipe.prompty"));
+    for cmd in ["check", "render", "load"] {
+        let out = prompty(tmp.path(), &[cmd, "pipe.prompty"]);
+        assert_eq!(out.code, Some(2), "{cmd}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("not a regular file"), "{cmd}: {}", out.stderr);
+    }
+    // A folder holding a FIFO named like a prompt.
+    let out = prompty(tmp.path(), &["check", "."]);
+    assert_ne!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn dev_zero_reference_is_refused() {
+    let tmp = TempDir::new("devzero");
+    std::os::unix::fs::symlink("/dev/zero", tmp.path().join("zero.txt")).expect("symlink");
+    tmp.write("zero.prompty", prompt_referencing("zero.txt").as_bytes());
+    // Outside the prompt's folder once the link is resolved.
+    let out = prompty(tmp.path(), &["load", "zero.prompty"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("resolves outside allowed roots"), "{}", out.stderr);
+    // Even with /dev allowed, a device is not a regular file and is never read.
+    let out = prompty(tmp.path(), &["load", "--allow-root", "/dev", "zero.prompty"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+}
+
+#[test]
+fn dev_zero_as_the_prompt_is_refused() {
+    let tmp = TempDir::new("devzero-prompt");
+    let out = prompty(tmp.path(), &["render", "/dev/zero"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+}
+
+#[test]
+fn hundred_megabyte_prompt_is_refused_by_size() {
+    let tmp = TempDir::new("huge");
+    let path = tmp.write("huge.prompty", b"---\nname: huge\n---\nuser:\n");
+    // A sparse 100 MB file: the size check must come before any read.
+    std::fs::OpenOptions::new().write(true).open(&path).expect("open").set_len(100 << 20).expect("set_len");
+    tmp.write("big-ref.prompty", prompt_referencing("huge.prompty").as_bytes());
+    for (cmd, file) in [("check", "huge.prompty"), ("render", "huge.prompty"), ("load", "big-ref.prompty")] {
+        let start = Instant::now();
+        let out = prompty(tmp.path(), &[cmd, file]);
+        assert!(start.elapsed() < Duration::from_secs(5), "{cmd} {file} took {:?}", start.elapsed());
+        assert!(matches!(out.code, Some(1 | 2)), "{cmd} {file}: {}", out.stderr);
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert!(all.contains("larger than the 16777216-byte limit"), "{cmd} {file}: {all}");
+    }
+}
+
+#[test]
+fn binary_and_broken_text_files_are_diagnosed() {
+    let tmp = TempDir::new("binary");
+    tmp.write("nul.prompty", b"---\nname: t\n---\nuser:\nhi\0there\n");
+    tmp.write("latin1.prompty", b"---\nname: caf\xe9\n---\nuser:\nhi\n");
+    tmp.write("bom-crlf.prompty", b"\xef\xbb\xbf---\r\nname: t\r\n---\r\nuser:\r\nhi\rthere\r\n");
+    let out = prompty(tmp.path(), &["check", "nul.prompty"]);
+    assert_eq!(out.code, Some(1));
+    assert!(out.stdout.contains("NUL byte") || out.stderr.contains("NUL byte"), "{}{}", out.stdout, out.stderr);
+    let out = prompty(tmp.path(), &["check", "latin1.prompty"]);
+    assert_eq!(out.code, Some(1));
+    assert!(out.stdout.contains("not UTF-8") || out.stderr.contains("not UTF-8"), "{}{}", out.stdout, out.stderr);
+    let out = prompty(tmp.path(), &["render", "bom-crlf.prompty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains(r#""hi\nthere""#), "{}", out.stdout);
+}
+
+#[test]
+fn exploding_template_ends_with_a_limit_error() {
+    let tmp = TempDir::new("explode");
+    tmp.write(
+        "loops.prompty",
+        b"---\nname: t\n---\nuser:\n{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}\n",
+    );
+    tmp.write("macro.prompty", b"---\nname: t\n---\nuser:\n{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}\n");
+    for file in ["loops.prompty", "macro.prompty"] {
+        let out = prompty(tmp.path(), &["render", file]);
+        assert_eq!(out.code, Some(2), "{file}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+        assert!(
+            out.stderr.contains("fuel") || out.stderr.contains("limit"),
+            "{file}: a limit error, got {}",
+            out.stderr
+        );
+    }
+}
