@@ -1,24 +1,36 @@
-//! `prompty check PATH...`: load every prompt and report every diagnostic.
+//! `prompty check PATH...`: load every prompt, lint it, and report every finding.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use prompty_syntax::{Diagnostic, Host, LineIndex, LoadOptions, load_bytes};
+use prompty_lint::{Finding, Selection};
+use prompty_syntax::{Host, LineIndex, LoadOptions, Severity, load_bytes};
 
+use crate::config::Configs;
 use crate::host::FsHost;
 use crate::inputs::describe_io;
-use crate::report::{self, Style};
+use crate::report::{self, Sarif, Style};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
     /// Files and folders; folders are searched recursively for *.prompty.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "list_rules")]
     paths: Vec<PathBuf>,
-    /// Output format.
+    /// Output format: human (default), json (one object per line), github (workflow
+    /// annotations) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     format: CheckFormat,
+    /// Apply the fixes of fixable findings to the files, then report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// Use this configuration file instead of the nearest `prompty.toml` above each file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// List every code `check` can report (with --format json: one object per line) and exit.
+    #[arg(long)]
+    list_rules: bool,
     /// Another folder `${file:}` references may read from (repeatable).
     #[arg(long = "allow-root", value_name = "DIR")]
     allow_roots: Vec<PathBuf>,
@@ -28,6 +40,8 @@ pub(crate) struct CheckArgs {
 enum CheckFormat {
     Human,
     Json,
+    Github,
+    Sarif,
 }
 
 /// Every `*.prompty` under `path` (or `path` itself when it is a file), sorted.
@@ -38,7 +52,7 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
         return Ok(());
     }
     if !meta.is_dir() {
-        return Err(format!("{}: not a file or folder", path.display()));
+        return Err(format!("{}: not a regular file or folder", path.display()));
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(|e| format!("{}: {}", path.display(), describe_io(&e)))?
@@ -59,83 +73,171 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
     Ok(())
 }
 
+/// Counts over all files.
+#[derive(Default)]
+struct Totals {
+    errors: usize,
+    warnings: usize,
+    fixed: usize,
+    io_failures: usize,
+}
+
 pub(crate) fn run(args: &CheckArgs) -> ExitCode {
-    let mut files = Vec::new();
     let mut stderr = std::io::stderr().lock();
+    let mut out = std::io::stdout().lock();
+    if args.list_rules {
+        let _ = list_rules(&mut out, args.format);
+        return ExitCode::SUCCESS;
+    }
+    let mut files = Vec::new();
     for p in &args.paths {
         if let Err(e) = collect(p, &mut files) {
             let _ = writeln!(stderr, "error: {e}");
             return ExitCode::from(2);
         }
     }
-    let host = FsHost;
     let style = Style { color: std::io::stdout().is_terminal(), width: 100 };
-    let mut out = std::io::stdout().lock();
-    let (mut errors, mut warnings, mut io_failures) = (0usize, 0usize, 0usize);
+    let mut configs = Configs::default();
+    let mut sarif = Sarif::new();
+    let mut totals = Totals::default();
     for file in &files {
-        let bytes = match host.read(file) {
-            Ok(b) => b,
+        let selection = match configs.selection(file, args.config.as_deref()) {
+            Ok(s) => s,
             Err(e) => {
-                let _ = writeln!(stderr, "error: {}: {e}", file.display());
-                io_failures += 1;
-                continue;
+                let _ = writeln!(stderr, "error: {e}");
+                return ExitCode::from(2);
             }
         };
-        let options = LoadOptions {
-            path: Some(file.clone()),
-            allowed_roots: args.allow_roots.clone(),
-            lint: true,
-            ..Default::default()
-        };
-        let loaded = load_bytes(&bytes, &host, &options);
-        let text = String::from_utf8_lossy(&bytes);
+        let Some((text, findings)) = check_file(args, file, &selection, &mut totals, &mut stderr) else { continue };
         let index = LineIndex::new(&text);
-        for d in &loaded.diagnostics {
-            match d.severity {
-                prompty_syntax::Severity::Error => errors += 1,
-                prompty_syntax::Severity::Warning => warnings += 1,
-                prompty_syntax::Severity::Info => {}
+        for f in &findings {
+            match f.diagnostic.severity {
+                Severity::Error => totals.errors += 1,
+                Severity::Warning => totals.warnings += 1,
+                Severity::Info => {}
             }
-            let _ = emit(&mut out, args.format, file, &text, &index, d, style);
+            let _ = match args.format {
+                CheckFormat::Human => write!(out, "{}", report::human(file, &text, &f.diagnostic, style)),
+                CheckFormat::Json => {
+                    let line =
+                        serde_json::to_string(&report::json(file, &text, &index, &f.diagnostic)).unwrap_or_default();
+                    writeln!(out, "{line}")
+                }
+                CheckFormat::Github => writeln!(out, "{}", report::github(file, &text, &index, &f.diagnostic)),
+                CheckFormat::Sarif => {
+                    sarif.push(file, &text, &index, f);
+                    Ok(())
+                }
+            };
         }
     }
+    if args.format == CheckFormat::Sarif {
+        let _ = serde_json::to_writer_pretty(&mut out, &sarif.finish());
+        let _ = writeln!(out);
+    }
     if args.format == CheckFormat::Human {
+        let fixed =
+            if args.fix { format!(", fixed {} problem{}", totals.fixed, plural(totals.fixed)) } else { String::new() };
         let _ = writeln!(
             stderr,
-            "checked {} file{}: {errors} error{}, {warnings} warning{}",
+            "checked {} file{}: {} error{}, {} warning{}{fixed}",
             files.len(),
             plural(files.len()),
-            plural(errors),
-            plural(warnings)
+            totals.errors,
+            plural(totals.errors),
+            totals.warnings,
+            plural(totals.warnings)
         );
     }
-    if io_failures > 0 {
+    if totals.io_failures > 0 {
         ExitCode::from(2)
-    } else if errors > 0 {
+    } else if totals.errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+/// Loads and lints one file; with `--fix`, rewrites it first. Returns the text the
+/// findings point into, or `None` after reporting an I/O failure.
+fn check_file(
+    args: &CheckArgs,
+    file: &Path,
+    selection: &Selection,
+    totals: &mut Totals,
+    stderr: &mut impl Write,
+) -> Option<(String, Vec<Finding>)> {
+    let host = FsHost;
+    let bytes = match host.read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(stderr, "error: {}: {e}", file.display());
+            totals.io_failures += 1;
+            return None;
+        }
+    };
+    let options = LoadOptions {
+        path: Some(file.to_path_buf()),
+        allowed_roots: args.allow_roots.clone(),
+        lint: true,
+        ..Default::default()
+    };
+    let loaded = load_bytes(&bytes, &host, &options);
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        // Not text: the loader's diagnostic is all there is to say.
+        let findings =
+            loaded.diagnostics.into_iter().filter(|d| selection.is_selected(d.code.id)).map(Finding::new).collect();
+        return Some((String::from_utf8_lossy(&bytes).into_owned(), findings));
+    };
+    let report = prompty_lint::check(text, &loaded, selection);
+    if !args.fix {
+        return Some((text.to_owned(), report.findings));
+    }
+    let fixed = prompty_lint::apply_fixes(text, report.findings.iter().filter_map(|f| f.fix.as_ref()));
+    if fixed.applied.is_empty() {
+        return Some((text.to_owned(), report.findings));
+    }
+    if let Err(e) = std::fs::write(file, &fixed.text) {
+        let _ = writeln!(stderr, "error: {}: cannot write the fixes: {}", file.display(), describe_io(&e));
+        totals.io_failures += 1;
+        return Some((text.to_owned(), report.findings));
+    }
+    let index = LineIndex::new(text);
+    for fix in &fixed.applied {
+        let (line, col) = index.line_col(text, fix.span.start);
+        let _ = writeln!(stderr, "fixed: {}:{line}:{col}: {}", file.display(), fix.title);
+    }
+    totals.fixed += fixed.applied.len();
+    let loaded = load_bytes(fixed.text.as_bytes(), &host, &options);
+    let report = prompty_lint::check(&fixed.text, &loaded, selection);
+    Some((fixed.text, report.findings))
 }
 
-fn emit(
-    out: &mut impl Write,
-    format: CheckFormat,
-    file: &Path,
-    text: &str,
-    index: &LineIndex,
-    d: &Diagnostic,
-    style: Style,
-) -> std::io::Result<()> {
-    match format {
-        CheckFormat::Human => write!(out, "{}", report::human(file, text, d, style)),
-        CheckFormat::Json => {
-            let line = serde_json::to_string(&report::json(file, text, index, d)).unwrap_or_default();
-            writeln!(out, "{line}")
+fn list_rules(out: &mut impl Write, format: CheckFormat) -> std::io::Result<()> {
+    let loader = prompty_syntax::codes::ALL.iter().map(|(c, doc)| (*c, "loader", false, (*doc).to_owned()));
+    let rules = prompty_lint::rules().map(|r| (r.code, severity_name(r.severity), r.fixable, r.summary()));
+    for (code, severity, fixable, summary) in loader.chain(rules) {
+        if format == CheckFormat::Json {
+            let line = serde_json::json!({
+                "code": code.id, "name": code.name, "severity": severity, "fixable": fixable, "summary": summary,
+            });
+            writeln!(out, "{line}")?;
+        } else {
+            let fix = if fixable { "fix" } else { "" };
+            writeln!(out, "{:<6} {:<30} {:<8} {:<3} {summary}", code.id, code.name, severity, fix)?;
         }
     }
+    Ok(())
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

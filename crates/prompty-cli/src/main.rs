@@ -1,6 +1,7 @@
 //! `prompty`: lint, load, render and compile `.prompty` files.
 
 mod check;
+mod config;
 mod eval;
 mod host;
 mod inputs;

@@ -1,0 +1,196 @@
+//! Everything the rules look at, computed once per file.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use prompty_render::{ErrorKind, RenderOptions, Renderer};
+use prompty_syntax::yaml::Node;
+use prompty_syntax::{Loaded, Profile, Prompt};
+
+use crate::body::{Body, role_of};
+use crate::template::{Engine, Template};
+
+/// A line that starts a message in the file's profile.
+#[derive(Debug, Clone)]
+pub(crate) struct RoleLine {
+    /// Index into `Body::lines`.
+    pub(crate) line: usize,
+    /// The role, lowercased.
+    pub(crate) role: &'static str,
+    /// Enclosing control blocks (0: the line always renders, once).
+    pub(crate) depth: usize,
+    /// The innermost enclosing block (`if`, `for`, a section name).
+    pub(crate) block: Option<String>,
+}
+
+/// One message of the template, between two role lines at depth 0.
+#[derive(Debug, Clone)]
+pub(crate) struct MessageSpan {
+    /// Index into `Context::roles` of the role line that opens it.
+    pub(crate) role_index: usize,
+    /// The content, in body offsets (after the role line's newline, up to the next role line).
+    pub(crate) content: Range<usize>,
+}
+
+pub(crate) struct Context<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) loaded: &'a Loaded,
+    pub(crate) prompt: &'a Prompt,
+    pub(crate) profile: Profile,
+    /// The front matter as written (references unresolved), spans into the file.
+    pub(crate) front: Option<Node>,
+    pub(crate) body: Body,
+    pub(crate) engine: Engine,
+    pub(crate) template: Template,
+    /// The template's compile error, when it does not compile.
+    pub(crate) compile_error: Option<prompty_render::Error>,
+    /// The top-level variables the engine says the template reads (none for Handlebars).
+    pub(crate) engine_vars: Option<Vec<String>>,
+    /// Role lines that split in this profile, in order.
+    pub(crate) roles: Vec<RoleLine>,
+}
+
+impl<'a> Context<'a> {
+    pub(crate) fn new(text: &'a str, loaded: &'a Loaded) -> Option<Self> {
+        let prompt = loaded.prompt.as_ref()?;
+        let profile = prompt.profile;
+        let front = prompty_syntax::split::split(text)
+            .ok()
+            .and_then(|parts| parts.front_matter)
+            .and_then(|fm| prompty_syntax::yaml::parse(text, fm.span.start, fm.text).ok());
+        let original = text.get(prompt.body_span.clone()).unwrap_or("");
+        let body = Body::new(original, prompt.body_span.start, prompt.instructions.clone().unwrap_or_default());
+        let engine = Engine::of(&prompt.template.format.kind);
+        let mut compile_error = None;
+        let mut engine_vars = None;
+        if engine != Engine::Unknown && prompt.template.parser.kind == "prompty" {
+            // Compiled without role-line nonces, so that error spans point at the file as written.
+            let mut plain = prompt.clone();
+            plain.template.format.strict = Some(false);
+            let options = RenderOptions { source: Some(Arc::from(text)), ..RenderOptions::default() };
+            match Renderer::with_options(plain, options) {
+                Ok(r) => engine_vars = (engine != Engine::Handlebars).then(|| r.template_variables()),
+                Err(e) if e.kind() == ErrorKind::TemplateSyntax => compile_error = Some(e),
+                Err(_) => {}
+            }
+        }
+        let template =
+            if compile_error.is_none() { Template::analyze(engine, &body.text, profile) } else { Template::default() };
+        let mut roles = Vec::new();
+        for (i, range) in body.lines.iter().enumerate() {
+            let Some(role) = body.text.get(range.clone()).and_then(|l| role_of(l, profile)) else { continue };
+            let (depth, block) = if template.parsed {
+                // Skip role-shaped text inside comments and tags: only literal text splits.
+                let Some(lit) = template.literal_at(range.start + leading_blanks(body.line(i))) else { continue };
+                (lit.depth, lit.block.clone())
+            } else {
+                (0, None)
+            };
+            roles.push(RoleLine { line: i, role, depth, block });
+        }
+        Some(Self { text, loaded, prompt, profile, front, body, engine, template, compile_error, engine_vars, roles })
+    }
+
+    /// The file span of a body range.
+    pub(crate) fn span(&self, range: Range<usize>) -> Range<usize> {
+        self.body.span(range)
+    }
+
+    /// The file span of body line `index` (without its line ending).
+    pub(crate) fn line_span(&self, index: usize) -> Range<usize> {
+        self.span(self.body.lines.get(index).cloned().unwrap_or(0..0))
+    }
+
+    /// The messages of the template, when every role line renders unconditionally.
+    pub(crate) fn messages(&self) -> Option<Vec<MessageSpan>> {
+        if self.roles.iter().any(|r| r.depth > 0) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (k, r) in self.roles.iter().enumerate() {
+            let start = self.body.lines.get(r.line).map_or(0, |l| (l.end + 1).min(self.body.text.len()));
+            let end = self
+                .roles
+                .get(k + 1)
+                .and_then(|next| self.body.lines.get(next.line))
+                .map_or(self.body.text.len(), |l| l.start);
+            out.push(MessageSpan { role_index: k, content: start..end.max(start) });
+        }
+        Some(out)
+    }
+
+    /// Whether `range` of the body prints anything but whitespace.
+    pub(crate) fn prints(&self, range: Range<usize>) -> bool {
+        if self.template.parsed {
+            self.template.prints_in(&self.body.text, range)
+        } else {
+            self.body.text.get(range).is_some_and(|t| !t.trim().is_empty())
+        }
+    }
+
+    /// Whether the front matter declares an input (or a v1 `sample` key) named `name`.
+    pub(crate) fn declares(&self, name: &str) -> bool {
+        // Names as written count too: an input the loader rejected (say, for an unknown
+        // kind) is reported there, not again as undeclared here.
+        if self.prompt.input(name).is_some() || self.input_nodes().iter().any(|(n, _, _)| n == name) {
+            return true;
+        }
+        self.prompt
+            .legacy
+            .as_ref()
+            .and_then(|l| l.sample.as_ref())
+            .and_then(|s| s.as_object())
+            .is_some_and(|s| s.contains_key(name))
+    }
+
+    /// The YAML node at a path of mapping keys.
+    pub(crate) fn node(&self, path: &[&str]) -> Option<&Node> {
+        let mut node = self.front.as_ref()?;
+        for key in path {
+            node = node.get(key)?;
+        }
+        Some(node)
+    }
+
+    /// The input property nodes as written: (name, name span, property node).
+    pub(crate) fn input_nodes(&self) -> Vec<(String, Range<usize>, &Node)> {
+        let Some(inputs) = self.node(&["inputs"]) else { return Vec::new() };
+        match &inputs.value {
+            prompty_syntax::yaml::NodeValue::Map(entries) => {
+                entries.iter().map(|(k, v)| (k.key_string(), k.span.clone(), v)).collect()
+            }
+            prompty_syntax::yaml::NodeValue::Seq(items) => items
+                .iter()
+                .filter_map(|item| {
+                    let name = item.get("name")?;
+                    Some((name.as_str()?.to_owned(), name.span.clone(), item))
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Calls `f` with every string scalar under `node` and the key path that leads to it.
+pub(crate) fn walk_strings<'n>(node: &'n Node, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &'n Node)) {
+    match &node.value {
+        prompty_syntax::yaml::NodeValue::String(_) => f(path, node),
+        prompty_syntax::yaml::NodeValue::Seq(items) => {
+            for item in items {
+                walk_strings(item, path, f);
+            }
+        }
+        prompty_syntax::yaml::NodeValue::Map(entries) => {
+            for (k, v) in entries {
+                path.push(k.key_string());
+                walk_strings(v, path, f);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+pub(crate) fn leading_blanks(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}

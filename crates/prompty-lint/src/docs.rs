@@ -1,0 +1,88 @@
+//! The rule reference in Markdown, generated from the rules' rustdoc.
+
+use std::fmt::Write;
+
+use prompty_syntax::Severity;
+
+/// The text of `## {title}` in a rule's docs, up to the next `## ` heading.
+pub(crate) fn section<'a>(docs: &'a str, title: &str) -> &'a str {
+    let heading = format!("## {title}");
+    let Some(start) = docs.lines().position(|l| l.trim() == heading) else { return "" };
+    let mut offset = 0;
+    let mut begin = None;
+    let mut end = docs.len();
+    for (i, line) in docs.split_inclusive('\n').enumerate() {
+        if i == start + 1 {
+            begin = Some(offset);
+        }
+        if i > start && line.trim_start().starts_with("## ") {
+            end = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    begin.and_then(|b| docs.get(b..end)).unwrap_or("").trim()
+}
+
+/// Doc comment lines start with the space after `///`.
+fn unindent(docs: &str) -> String {
+    docs.lines().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect::<Vec<_>>().join("\n")
+}
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    }
+}
+
+/// `docs/rules.md`: a table of every rule and loader code, then each rule's documentation.
+pub fn rules_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("<!-- Generated from the rule docs in crates/prompty-lint/src/rules/ by the test\n");
+    out.push_str(
+        "     `rules_doc_is_current` (PROMPTY_UPDATE_DOCS=1 cargo test -p prompty-lint). Do not edit. -->\n\n",
+    );
+    out.push_str("# Lint rules\n\n");
+    out.push_str("`prompty check` reports the loader's diagnostics (`P0xx`) and these rules (`PLxxx`).\n");
+    out.push_str("Select and ignore them in `prompty.toml` (`[lint] select`/`ignore`, `[[lint.per-path]]`),\n");
+    out.push_str("or inline: `# prompty: ignore[CODE]` in the front matter for the whole file, and\n");
+    out.push_str("`{# prompty: ignore[CODE] #}` (Mustache: `{{! prompty: ignore[CODE] }}`) on the line\n");
+    out.push_str("before a body line. Rules marked fixable are fixed by `prompty check --fix`.\n\n");
+    out.push_str("| Code | Name | Severity | Fixable | Summary |\n|---|---|---|---|---|\n");
+    for r in crate::rules() {
+        let _ = writeln!(
+            out,
+            "| [{id}](#{anchor}) | `{name}` | {sev} | {fix} | {summary} |",
+            id = r.code.id,
+            anchor = format!("{}-{}", r.code.id, r.code.name).to_ascii_lowercase(),
+            name = r.code.name,
+            sev = severity(r.severity),
+            fix = if r.fixable { "yes" } else { "" },
+            summary = r.summary().replace('|', "\\|"),
+        );
+    }
+    out.push_str("\n## Loader diagnostics\n\n");
+    out.push_str("Reported while reading the front matter; listed here so that codes can be selected.\n");
+    out.push_str("`P010` in `model.options` for a v1 parameter name (`max_tokens`) is fixable.\n\n");
+    out.push_str("| Code | Name | Meaning |\n|---|---|---|\n");
+    for (code, doc) in prompty_syntax::codes::ALL {
+        let _ = writeln!(out, "| {} | `{}` | {} |", code.id, code.name, doc.replace('|', "\\|"));
+    }
+    for r in crate::rules() {
+        let _ = write!(out, "\n## {} {}\n\n", r.code.id, r.code.name);
+        let _ =
+            writeln!(out, "Severity: {}. Fixable: {}.\n", severity(r.severity), if r.fixable { "yes" } else { "no" });
+        let docs = unindent(r.docs);
+        // One level down: the rule is a `##` section of this page.
+        for line in docs.trim().lines() {
+            if let Some(h) = line.strip_prefix("## ") {
+                let _ = writeln!(out, "### {h}");
+            } else {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,182 @@
+//! `prompty-lint`: the rules that catch what `.prompty` authors get wrong and the loader
+//! cannot know: template variables no input declares, role lines that will not split,
+//! `{{x}}` that HTML-escapes in Mustache, JSON mode without the word JSON, and more.
+//!
+//! ```
+//! use prompty_syntax::{load_str, LoadOptions, MapHost};
+//!
+//! let text = "---\ninputs:\n  question: {kind: string}\n---\nsytem:\nBe brief.\nuser:\n{{question}} {{topic}}";
+//! let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+//! let findings = prompty_lint::lint(text, &loaded);
+//! let codes: Vec<&str> = findings.iter().map(|f| f.diagnostic.code.id).collect();
+//! assert_eq!(codes, ["PL007", "PL001"]);
+//! // The misspelt role word has a mechanical fix.
+//! let fixed = prompty_lint::apply_fixes(text, findings.iter().filter_map(|f| f.fix.as_ref()));
+//! assert!(fixed.text.contains("\nsystem:\n"));
+//! ```
+//!
+//! Findings use the loader's [`Diagnostic`] model (stable code, severity, message, byte span
+//! into the original file, help), wrapped in a [`Finding`] that may carry a [`Fix`].
+//! [`check`] is the whole pipeline a front end wants: the loader's diagnostics (with fixes
+//! where they are mechanical) and the rules' findings, filtered by a [`Selection`] and by the
+//! file's inline suppression comments, in file order.
+//!
+//! The crate does no I/O: configuration files are the caller's business.
+
+mod body;
+mod context;
+mod docs;
+mod fix;
+mod loader_fixes;
+mod rules;
+mod select;
+mod suppress;
+mod template;
+
+use std::ops::Range;
+
+use prompty_syntax::{Code, Diagnostic, Loaded, Severity};
+
+pub use docs::rules_markdown;
+pub use fix::{Fixed, apply_fixes};
+pub use select::{Selection, SelectorError, resolve as resolve_selector};
+
+/// A mechanical edit that resolves a finding: replace the bytes of `span` in the original
+/// file with `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// Byte range in the original file.
+    pub span: Range<usize>,
+    /// The new text.
+    pub replacement: String,
+    /// What the fix does, in a few words ("replace `sytem` with `system`").
+    pub title: String,
+}
+
+/// A diagnostic and, when the problem has a mechanical solution, its fix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// The diagnostic, in the loader's model.
+    pub diagnostic: Diagnostic,
+    /// The fix, if any.
+    pub fix: Option<Fix>,
+}
+
+impl Finding {
+    /// A finding without a fix.
+    pub fn new(diagnostic: Diagnostic) -> Self {
+        Self { diagnostic, fix: None }
+    }
+
+    #[must_use]
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+        self.diagnostic.help = Some(help.into());
+        self
+    }
+
+    #[must_use]
+    pub(crate) fn severity(mut self, severity: Severity) -> Self {
+        self.diagnostic.severity = severity;
+        self
+    }
+
+    #[must_use]
+    pub(crate) fn fix(mut self, span: Range<usize>, replacement: impl Into<String>, title: impl Into<String>) -> Self {
+        self.fix = Some(Fix { span, replacement: replacement.into(), title: title.into() });
+        self
+    }
+}
+
+/// What the catalog knows about a rule.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleMeta {
+    /// Stable code and kebab-case name.
+    pub code: Code,
+    /// The severity the rule reports with (a few rules raise it for one profile; the docs say so).
+    pub severity: Severity,
+    /// Whether the rule offers fixes.
+    pub fixable: bool,
+    /// The rule's rustdoc, in the fixed sections `## What it does`, `## Why is this bad?`,
+    /// `## Example`, `## Use instead`.
+    pub docs: &'static str,
+}
+
+impl RuleMeta {
+    /// The first sentence of `## What it does`.
+    pub fn summary(&self) -> String {
+        let section = docs::section(self.docs, "What it does");
+        let flat = section.split_whitespace().collect::<Vec<_>>().join(" ");
+        match flat.find(". ") {
+            Some(i) => flat.get(..=i).unwrap_or(&flat).to_owned(),
+            None => flat,
+        }
+    }
+
+    /// A finding of this rule at `span` with the rule's severity.
+    pub(crate) fn finding(&self, span: Range<usize>, message: impl Into<String>) -> Finding {
+        Finding::new(Diagnostic::new(self.code, self.severity, span, message))
+    }
+}
+
+/// Every rule, in code order.
+pub fn rules() -> impl Iterator<Item = &'static RuleMeta> {
+    rules::REGISTRY.iter().map(|r| &r.meta)
+}
+
+/// The rule with this code (`PL001`) or name (`undeclared-variable`).
+pub fn rule(code_or_name: &str) -> Option<&'static RuleMeta> {
+    rules().find(|r| r.code.id == code_or_name || r.code.name == code_or_name)
+}
+
+/// Every code `check` can report: the loader's, then the rules'.
+pub fn all_codes() -> impl Iterator<Item = Code> {
+    prompty_syntax::codes::ALL.iter().map(|(c, _)| *c).chain(rules().map(|r| r.code))
+}
+
+/// Runs every rule on a loaded file. `text` is the file's text, as loaded into `loaded`.
+///
+/// Returns the rules' findings only (not the loader's diagnostics), in file order, before
+/// selection and suppression. A file that could not be loaded as a prompt has no findings.
+pub fn lint(text: &str, loaded: &Loaded) -> Vec<Finding> {
+    let Some(cx) = context::Context::new(text, loaded) else { return Vec::new() };
+    let mut out = Vec::new();
+    for rule in rules::REGISTRY {
+        (rule.check)(&cx, &mut out);
+    }
+    sort(&mut out);
+    out
+}
+
+/// What [`check`] found in one file.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Loader diagnostics and rule findings that are selected and not suppressed, in file order.
+    pub findings: Vec<Finding>,
+    /// How many findings an inline `prompty: ignore[...]` comment or the selection removed.
+    pub suppressed: usize,
+}
+
+/// The loader's diagnostics plus the rules' findings, filtered by `selection` and by the
+/// file's inline suppression comments (`# prompty: ignore[CODE]` in the front matter for the
+/// whole file, `{# prompty: ignore[CODE] #}` on the line before a body line).
+pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
+    let mut all: Vec<Finding> = loader_fixes::with_fixes(text, loaded);
+    all.extend(lint(text, loaded));
+    let suppressions = suppress::Suppressions::parse(text);
+    let before = all.len();
+    let mut findings: Vec<Finding> =
+        all.into_iter().filter(|f| selection.is_selected(f.diagnostic.code.id) && !suppressions.covers(f)).collect();
+    let suppressed = before - findings.len();
+    sort(&mut findings);
+    Report { findings, suppressed }
+}
+
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (a.diagnostic.span.start, a.diagnostic.span.end, a.diagnostic.code.id).cmp(&(
+            b.diagnostic.span.start,
+            b.diagnostic.span.end,
+            b.diagnostic.code.id,
+        ))
+    });
+}

@@ -1,0 +1,34 @@
+//! Fixes for the loader's own diagnostics, where the repair is mechanical.
+//!
+//! - `P010` for a v1 parameter name in a v2 `model.options` (`max_tokens`): rename the key
+//!   to its v2 name (`maxOutputTokens`), unless that key is already there.
+
+use prompty_syntax::{Loaded, V1_PARAMETER_NAMES, codes};
+
+use crate::Finding;
+
+/// The loader's diagnostics as findings, with fixes where they are mechanical.
+pub(crate) fn with_fixes(text: &str, loaded: &Loaded) -> Vec<Finding> {
+    let options = prompty_syntax::split::split(text)
+        .ok()
+        .and_then(|parts| parts.front_matter)
+        .and_then(|fm| prompty_syntax::yaml::parse(text, fm.span.start, fm.text).ok())
+        .and_then(|root| root.get("model").and_then(|m| m.get("options")).cloned());
+    loaded
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let mut f = Finding::new(d.clone());
+            if d.code == codes::UNKNOWN_KEY
+                && let Some(entries) = options.as_ref().and_then(|o| o.as_map())
+                && let Some((key, _)) = entries.iter().find(|(k, _)| k.span == d.span)
+                && let Some(v2) = V1_PARAMETER_NAMES.iter().find(|(v1, _)| key.as_str() == Some(*v1)).map(|(_, v2)| *v2)
+                && !entries.iter().any(|(k, _)| k.as_str() == Some(v2))
+                && text.get(d.span.clone()) == key.as_str()
+            {
+                f = f.fix(d.span.clone(), v2, format!("rename `{}` to `{v2}`", key.key_string()));
+            }
+            f
+        })
+        .collect()
+}

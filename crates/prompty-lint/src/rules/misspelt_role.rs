@@ -1,0 +1,142 @@
+use crate::Finding;
+use crate::body::{role_like, roles};
+use crate::context::Context;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a line that looks like a role line but whose role word is misspelt
+    /// (`sytem:`, `asistant:`, `uesr:`).
+    ///
+    /// ## Why is this bad?
+    /// A misspelt role line is plain text: it does not start a message. Its text joins the
+    /// previous message (or, before the first role line, a system message; in a v1 file an
+    /// error at run time), and the messages the author meant never exist.
+    ///
+    /// ## Example
+    /// ```text
+    /// sytem:
+    /// You are a helpful assistant.
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```text
+    /// system:
+    /// You are a helpful assistant.
+    /// ```
+    pub(crate) struct MisspeltRole {
+        code: "PL007",
+        name: "misspelt-role",
+        severity: Warning,
+        fixable: true,
+    }
+}
+
+/// Words close to a role word that are ordinary words, not typos.
+const NOT_TYPOS: &[&str] =
+    &["use", "used", "uses", "users", "usage", "tools", "systems", "assistants", "developers", "functions", "test"];
+
+/// Edit distance with adjacent transpositions counting as one edit.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        if let Some(first) = row.first_mut() {
+            *first = i;
+        }
+    }
+    if let Some(row) = d.first_mut() {
+        for (j, cell) in row.iter_mut().enumerate() {
+            *cell = j;
+        }
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a.get(i - 1) != b.get(j - 1));
+            let get = |d: &Vec<Vec<usize>>, x: usize, y: usize| d.get(x).and_then(|r| r.get(y)).copied().unwrap_or(0);
+            let mut v = (get(&d, i - 1, j) + 1).min(get(&d, i, j - 1) + 1).min(get(&d, i - 1, j - 1) + cost);
+            if i > 1 && j > 1 && a.get(i - 1) == b.get(j - 2) && a.get(i - 2) == b.get(j - 1) {
+                v = v.min(get(&d, i - 2, j - 2) + 1);
+            }
+            if let Some(cell) = d.get_mut(i).and_then(|r| r.get_mut(j)) {
+                *cell = v;
+            }
+        }
+    }
+    d.get(a.len()).and_then(|r| r.get(b.len())).copied().unwrap_or(usize::MAX)
+}
+
+/// The role `word` is a plausible typo of, if any.
+pub(crate) fn suggestion(word: &str, roles: &[&'static str]) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    if roles.contains(&lower.as_str()) || NOT_TYPOS.contains(&lower.as_str()) {
+        return None;
+    }
+    // Every role word of either profile is reported by its own rule when out of place.
+    if ["system", "user", "assistant", "developer", "tool", "function"].contains(&lower.as_str()) {
+        return None;
+    }
+    let limit = if lower.len() <= 5 { 1 } else { 2 };
+    roles
+        .iter()
+        .map(|r| (distance(&lower, r), *r))
+        .filter(|(d, r)| *d <= limit && lower != format!("{r}s"))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, r)| r)
+}
+
+/// `role` written with the capitalization of `like` (`Sytem` -> `System`).
+fn same_case(role: &str, like: &str) -> String {
+    if like.chars().all(|c| c.is_ascii_uppercase()) {
+        role.to_ascii_uppercase()
+    } else if like.starts_with(|c: char| c.is_ascii_uppercase()) {
+        let mut s = role.to_owned();
+        if let Some(first) = s.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
+        s
+    } else {
+        role.to_owned()
+    }
+}
+
+pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    for (i, range) in cx.body.lines.iter().enumerate() {
+        let line = cx.body.line(i);
+        let Some(like) = role_like(line) else { continue };
+        if !like.rest.trim().is_empty() {
+            continue;
+        }
+        if cx.template.parsed && cx.template.literal_at(range.start + like.word_range.start).is_none() {
+            continue;
+        }
+        let Some(role) = suggestion(like.word, roles(cx.profile)) else { continue };
+        let word_span = cx.span(range.start + like.word_range.start..range.start + like.word_range.end);
+        let fixed = same_case(role, like.word);
+        out.push(
+            MisspeltRole::META
+                .finding(word_span.clone(), format!("`{}:` is not a role line; did you mean `{fixed}:`?", like.word))
+                .help(format!("write `{fixed}:` to start a {role} message"))
+                .fix(word_span, fixed.clone(), format!("replace `{}` with `{fixed}`", like.word)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_and_words() {
+        let spec = prompty_render::SPEC_ROLES;
+        assert_eq!(suggestion("sytem", spec), Some("system"));
+        assert_eq!(suggestion("Asistant", spec), Some("assistant"));
+        assert_eq!(suggestion("uesr", spec), Some("user"));
+        assert_eq!(suggestion("Users", spec), None);
+        assert_eq!(suggestion("Use", spec), None);
+        assert_eq!(suggestion("Note", spec), None);
+        assert_eq!(suggestion("Example", spec), None);
+        assert_eq!(same_case("system", "SYTEM"), "SYSTEM");
+        assert_eq!(same_case("system", "Sytem"), "System");
+    }
+}

@@ -1,0 +1,94 @@
+use prompty_syntax::did_you_mean;
+
+use crate::Finding;
+use crate::context::Context;
+use crate::template::Engine;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a variable the template reads that no input declares (nor, in a v1 file, the
+    /// top-level `sample`).
+    ///
+    /// ## Why is this bad?
+    /// An undeclared variable renders as nothing: the engines never fail on it. A typo in a
+    /// variable name, or an input renamed in the front matter but not in the body, silently
+    /// drops text from the prompt. Declared inputs are also what tools and callers read to
+    /// know what a prompt needs.
+    ///
+    /// Jinja globals (`range`, `loop`, `namespace`, ...) and names bound inside the template
+    /// (`{% set %}`, loop variables, Mustache section contexts) are not reported.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// ---
+    /// inputs:
+    ///   question: {kind: string}
+    /// ---
+    /// user:
+    /// {{questoin}}
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```yaml
+    /// ---
+    /// inputs:
+    ///   question: {kind: string}
+    /// ---
+    /// user:
+    /// {{question}}
+    /// ```
+    pub(crate) struct UndeclaredVariable {
+        code: "PL001",
+        name: "undeclared-variable",
+        severity: Warning,
+        fixable: false,
+    }
+}
+
+/// Names the Jinja environment provides.
+const GLOBALS: &[&str] = &[
+    "range",
+    "dict",
+    "namespace",
+    "debug",
+    "loop",
+    "joiner",
+    "cycler",
+    "lipsum",
+    "self",
+    "caller",
+    "varargs",
+    "kwargs",
+];
+
+pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    let Some(vars) = &cx.engine_vars else { return };
+    let declared: Vec<&str> = cx.prompt.inputs.iter().flatten().map(|p| p.name.as_str()).collect();
+    for name in vars {
+        if cx.declares(name) || (cx.engine == Engine::Jinja && GLOBALS.contains(&name.as_str())) {
+            continue;
+        }
+        // Mustache names inside a section may come from the section's value: only
+        // top-level reads are certain to come from the inputs.
+        let Some(first) =
+            cx.template.vars.iter().find(|v| &v.root == name && (cx.engine != Engine::Mustache || v.depth == 0))
+        else {
+            continue;
+        };
+        let help = match did_you_mean(name, &declared) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if cx.prompt.profile == prompty_syntax::Profile::Promptflow => {
+                format!("declare it under `inputs:` (`{name}: {{type: string}}`)")
+            }
+            None => format!("declare it under `inputs:` (`{name}: {{kind: string}}`)"),
+        };
+        out.push(
+            UndeclaredVariable::META
+                .finding(
+                    cx.span(first.span.clone()),
+                    format!("`{name}` is read by the template but no input declares it"),
+                )
+                .help(help),
+        );
+    }
+}

@@ -1,0 +1,137 @@
+use prompty_syntax::{Severity, did_you_mean};
+
+use crate::Finding;
+use crate::context::Context;
+use crate::template::Engine;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a Jinja filter the renderer does not have (`{{ text | trucate }}`).
+    ///
+    /// A filter that Python's Jinja2 has but this renderer lacks (`wordwrap`, `truncate`,
+    /// ...) is a warning: the reference runtime renders it, this toolkit cannot. Any other
+    /// unknown filter is an error.
+    ///
+    /// ## Why is this bad?
+    /// Filters are looked up when the template runs: the template compiles, then every
+    /// render that reaches the filter fails, possibly only for some inputs.
+    ///
+    /// ## Example
+    /// ```text
+    /// user:
+    /// {{ question | trim | uper }}
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```text
+    /// user:
+    /// {{ question | trim | upper }}
+    /// ```
+    pub(crate) struct UnknownFilter {
+        code: "PL020",
+        name: "unknown-filter",
+        severity: Error,
+        fixable: false,
+    }
+}
+
+/// Python Jinja2's built-in filters.
+const JINJA2_FILTERS: &[&str] = &[
+    "abs",
+    "attr",
+    "batch",
+    "capitalize",
+    "center",
+    "count",
+    "d",
+    "default",
+    "dictsort",
+    "e",
+    "escape",
+    "filesizeformat",
+    "first",
+    "float",
+    "forceescape",
+    "format",
+    "groupby",
+    "indent",
+    "int",
+    "items",
+    "join",
+    "last",
+    "length",
+    "list",
+    "lower",
+    "map",
+    "max",
+    "min",
+    "pprint",
+    "random",
+    "reject",
+    "rejectattr",
+    "replace",
+    "reverse",
+    "round",
+    "safe",
+    "select",
+    "selectattr",
+    "slice",
+    "sort",
+    "string",
+    "striptags",
+    "sum",
+    "title",
+    "tojson",
+    "trim",
+    "truncate",
+    "unique",
+    "upper",
+    "urlencode",
+    "urlize",
+    "wordcount",
+    "wordwrap",
+    "xmlattr",
+];
+
+/// Whether the renderer's Jinja environment has the filter: the engine answers.
+fn known(name: &str) -> bool {
+    let env = minijinja::Environment::new();
+    match env.render_str(&format!("{{{{ 1 | {name} }}}}"), ()) {
+        Ok(_) => true,
+        Err(e) => e.kind() != minijinja::ErrorKind::UnknownFilter,
+    }
+}
+
+pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    if cx.engine != Engine::Jinja {
+        return;
+    }
+    let mut verdicts: Vec<(&str, bool)> = Vec::new();
+    for (name, span) in &cx.template.filters {
+        let is_known = match verdicts.iter().find(|(n, _)| n == name) {
+            Some((_, k)) => *k,
+            None => {
+                let k = known(name);
+                verdicts.push((name, k));
+                k
+            }
+        };
+        if is_known {
+            continue;
+        }
+        let finding = if JINJA2_FILTERS.contains(&name.as_str()) {
+            UnknownFilter::META
+                .finding(cx.span(span.clone()), format!("Jinja2 has the filter `{name}` but this renderer does not"))
+                .severity(Severity::Warning)
+                .help("rewrite the expression without it; this toolkit cannot render the prompt as written")
+        } else {
+            let candidates: Vec<&str> = JINJA2_FILTERS.iter().copied().filter(|f| known(f)).collect();
+            let help = match did_you_mean(name, &candidates) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "see the Jinja2 built-in filters".to_owned(),
+            };
+            UnknownFilter::META.finding(cx.span(span.clone()), format!("unknown filter `{name}`")).help(help)
+        };
+        out.push(finding);
+    }
+}

@@ -1,0 +1,210 @@
+//! Inline suppression comments.
+//!
+//! - In the front matter, a YAML comment `# prompty: ignore[PL003, P030]` silences those
+//!   codes in the whole file; `# prompty: ignore` alone silences every code.
+//! - In the body, a template comment on the line before a line silences codes on that
+//!   line: `{# prompty: ignore[PL001] #}` (Jinja) or `{{! prompty: ignore[PL005] }}`
+//!   (Mustache, Handlebars).
+//!
+//! Codes may be written as codes (`PL001`) or names (`undeclared-variable`).
+
+use std::ops::Range;
+
+use crate::rules::InvalidSuppression;
+use crate::{Finding, all_codes};
+
+/// What one directive silences: `None` is everything.
+#[derive(Debug, Clone)]
+struct Directive {
+    codes: Option<Vec<String>>,
+}
+
+impl Directive {
+    fn covers(&self, f: &Finding) -> bool {
+        match &self.codes {
+            None => true,
+            Some(codes) => codes.iter().any(|c| c == f.diagnostic.code.id || c == f.diagnostic.code.name),
+        }
+    }
+}
+
+/// The suppression comments of one file.
+#[derive(Debug, Default)]
+pub(crate) struct Suppressions {
+    file: Vec<Directive>,
+    /// A file byte range (a line) and what is silenced on it.
+    lines: Vec<(Range<usize>, Directive)>,
+    problems: Vec<Finding>,
+}
+
+impl Suppressions {
+    pub(crate) fn parse(text: &str) -> Self {
+        let mut s = Suppressions::default();
+        let Ok(parts) = prompty_syntax::split::split(text) else { return s };
+        if let Some(fm) = &parts.front_matter {
+            let mut pos = fm.span.start;
+            for line in fm.text.split_inclusive('\n') {
+                if let Some(at) = yaml_comment_directive(line)
+                    && let Some(d) = s.directive(text, pos + at)
+                {
+                    s.file.push(d);
+                }
+                pos += line.len();
+            }
+        }
+        let body = parts.body.span.clone();
+        for (open, close) in [("{#", "#}"), ("{{!", "}}")] {
+            let mut from = body.start;
+            while let Some(start) = text.get(from..body.end).and_then(|t| t.find(open)).map(|i| from + i) {
+                let Some(end) = text.get(start..body.end).and_then(|t| t.find(close)).map(|i| start + i) else { break };
+                let inner_start = start + open.len();
+                let inner = text.get(inner_start..end).unwrap_or("");
+                let lead = inner.len() - inner.trim_start_matches(['-', '~', ' ', '\t']).len();
+                if inner.get(lead..).is_some_and(|t| t.starts_with("prompty:"))
+                    && let Some(d) = s.directive(text, inner_start + lead)
+                {
+                    let after = end + close.len();
+                    let next = text.get(after..).and_then(|t| t.find('\n')).map(|i| after + i + 1);
+                    if let Some(line_start) = next {
+                        let line_end =
+                            text.get(line_start..).and_then(|t| t.find('\n')).map_or(text.len(), |i| line_start + i);
+                        s.lines.push((line_start..line_end, d));
+                    }
+                }
+                from = end + close.len();
+            }
+        }
+        s
+    }
+
+    /// Reads the directive that starts with `prompty:` at `at`; records problems.
+    fn directive(&mut self, text: &str, at: usize) -> Option<Directive> {
+        let rest_start = at + "prompty:".len();
+        let line_end = text.get(rest_start..).and_then(|t| t.find('\n')).map_or(text.len(), |i| rest_start + i);
+        let rest = text.get(rest_start..line_end).unwrap_or("");
+        let lead = rest.len() - rest.trim_start().len();
+        let word_start = rest_start + lead;
+        let trimmed = rest.trim_start();
+        let Some(after_ignore) = trimmed.strip_prefix("ignore") else {
+            let word: String = trimmed.chars().take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_').collect();
+            self.problems.push(
+                InvalidSuppression::META
+                    .finding(word_start..word_start + word.len(), format!("unknown directive `prompty: {word}`"))
+                    .help("write `prompty: ignore[CODE, ...]`"),
+            );
+            return None;
+        };
+        let list_start = word_start + "ignore".len();
+        let Some(list) = after_ignore.strip_prefix('[') else {
+            let next = after_ignore.chars().next();
+            return match next {
+                None | Some(' ' | '\t' | '\r' | '#' | '}' | '-' | '~') => Some(Directive { codes: None }),
+                Some(_) => {
+                    self.problems.push(
+                        InvalidSuppression::META
+                            .finding(word_start..list_start, "a suppression must be `ignore` or `ignore[CODE, ...]`")
+                            .help("write `prompty: ignore[CODE, ...]`"),
+                    );
+                    None
+                }
+            };
+        };
+        let Some(close) = list.find(']') else {
+            self.problems.push(
+                InvalidSuppression::META
+                    .finding(list_start..list_start + 1, "the code list is not closed with `]`")
+                    .help("write `prompty: ignore[CODE, ...]`"),
+            );
+            return None;
+        };
+        let mut codes = Vec::new();
+        let mut pos = list_start + 1;
+        for item in list.get(..close).unwrap_or("").split(',') {
+            let code = item.trim();
+            let code_start = pos + (item.len() - item.trim_start().len());
+            pos += item.len() + 1;
+            if code.is_empty() {
+                continue;
+            }
+            let known = all_codes().any(|c| c.id == code || c.name == code);
+            if known {
+                codes.push(code.to_owned());
+            } else {
+                let candidates: Vec<&str> = all_codes().flat_map(|c| [c.id, c.name]).collect();
+                let suggestion = prompty_syntax::did_you_mean(code, &candidates);
+                let help = match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "name a code such as `PL001` or a rule name such as `unused-input`".to_owned(),
+                };
+                self.problems.push(
+                    InvalidSuppression::META
+                        .finding(code_start..code_start + code.len(), format!("`{code}` is not a known code"))
+                        .help(help),
+                );
+            }
+        }
+        Some(Directive { codes: Some(codes) })
+    }
+
+    /// Whether a comment silences `f`.
+    pub(crate) fn covers(&self, f: &Finding) -> bool {
+        if f.diagnostic.code.id == InvalidSuppression::META.code.id {
+            return false;
+        }
+        self.file.iter().any(|d| d.covers(f))
+            || self.lines.iter().any(|(range, d)| {
+                range.start <= f.diagnostic.span.start && f.diagnostic.span.start <= range.end && d.covers(f)
+            })
+    }
+
+    /// Malformed directives and unknown codes.
+    pub(crate) fn problems(self) -> Vec<Finding> {
+        self.problems
+    }
+}
+
+/// The offset of `prompty:` in a front-matter line's YAML comment, if any.
+fn yaml_comment_directive(line: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(hash) = line.get(from..).and_then(|t| t.find('#')).map(|i| from + i) {
+        let starts_comment = hash == 0 || line.get(..hash).is_some_and(|b| b.ends_with([' ', '\t']));
+        let after = line.get(hash + 1..).unwrap_or("");
+        let lead = after.len() - after.trim_start().len();
+        if starts_comment && after.trim_start().starts_with("prompty:") {
+            return Some(hash + 1 + lead);
+        }
+        from = hash + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prompty_syntax::{Diagnostic, Severity, codes};
+
+    fn finding(code: prompty_syntax::Code, at: usize) -> Finding {
+        Finding::new(Diagnostic::new(code, Severity::Warning, at..at, "x"))
+    }
+
+    #[test]
+    fn file_and_line_directives() {
+        let text =
+            "---\nname: x # prompty: ignore[P030, unused-input]\n---\n{# prompty: ignore[PL001] #}\n{{a}}\n{{b}}";
+        let s = Suppressions::parse(text);
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert!(s.covers(&finding(codes::LEGACY_KEY, 0)));
+        let a = text.find("{{a}}").expect("a");
+        let b = text.find("{{b}}").expect("b");
+        let pl001 = crate::rule("PL001").expect("rule").code;
+        assert!(s.covers(&finding(pl001, a)));
+        assert!(!s.covers(&finding(pl001, b)));
+    }
+
+    #[test]
+    fn bad_codes_are_problems() {
+        let s = Suppressions::parse("---\n# prompty: ignore[PL01]\n---\n{# prompty: ignor #}\nx");
+        let messages: Vec<String> = s.problems().into_iter().map(|f| f.diagnostic.message).collect();
+        assert_eq!(messages, ["`PL01` is not a known code", "unknown directive `prompty: ignor`"]);
+    }
+}
