@@ -117,7 +117,17 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
                 Severity::Info => {}
             }
             let _ = match args.format {
-                CheckFormat::Human => write!(out, "{}", report::human(file, &text, &f.diagnostic, style)),
+                CheckFormat::Human => {
+                    let mut d = f.diagnostic.clone();
+                    if let Some(fix) = &f.fix {
+                        let note = format!("--fix can {}", fix.title);
+                        d.help = Some(match d.help {
+                            Some(h) => format!("{h}\n{note}"),
+                            None => note,
+                        });
+                    }
+                    write!(out, "{}", report::human(file, &text, &d, style))
+                }
                 CheckFormat::Json => {
                     let line =
                         serde_json::to_string(&report::json(file, &text, &index, &f.diagnostic)).unwrap_or_default();

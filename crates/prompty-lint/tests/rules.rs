@@ -123,3 +123,27 @@ fn fixes_are_idempotent_and_leave_other_bytes_alone() {
         );
     }
 }
+
+/// Every prefix of every fixture (cut at a character boundary) lints without panicking, and
+/// every finding's span lies inside the text.
+#[test]
+fn truncated_files_never_panic() {
+    let mut names: Vec<PathBuf> =
+        std::fs::read_dir(fixtures()).expect("fixtures").filter_map(|e| e.ok().map(|e| e.path())).collect();
+    names.sort();
+    for path in names {
+        let text = std::fs::read_to_string(&path).expect("read");
+        let cuts: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).step_by(5).collect();
+        for cut in cuts {
+            let prefix = text.get(..cut).unwrap_or("");
+            let loaded = load_str(prefix, &host(), &LoadOptions { lint: true, ..LoadOptions::default() });
+            for f in prompty_lint::check(prefix, &loaded, &Selection::all()).findings {
+                let s = &f.diagnostic.span;
+                assert!(s.start <= s.end && s.end <= prefix.len(), "{}[..{cut}]: {:?}", path.display(), f.diagnostic);
+                if let Some(fix) = &f.fix {
+                    assert!(fix.span.end <= prefix.len() && prefix.is_char_boundary(fix.span.start));
+                }
+            }
+        }
+    }
+}
