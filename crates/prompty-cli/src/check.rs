@@ -148,9 +148,13 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     if args.format == CheckFormat::Human {
         let fixed =
             if args.fix { format!(", fixed {} problem{}", totals.fixed, plural(totals.fixed)) } else { String::new() };
+        let unreadable = match totals.io_failures {
+            0 => String::new(),
+            n => format!(", {n} file{} could not be read", plural(n)),
+        };
         let _ = writeln!(
             stderr,
-            "checked {} file{}: {} error{}, {} warning{}{fixed}",
+            "checked {} file{}: {} error{}, {} warning{}{unreadable}{fixed}",
             files.len(),
             plural(files.len()),
             totals.errors,

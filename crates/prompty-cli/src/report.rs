@@ -70,12 +70,18 @@ pub(crate) struct Style {
 pub(crate) fn human(path: &Path, text: &str, d: &Diagnostic, style: Style) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let report = Report { diagnostic: d, source: NamedSource::new(path.display().to_string(), text.to_owned()) };
+    let report = Report { diagnostic: d, source: NamedSource::new(path.display().to_string(), visible(text)) };
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
         out = format!("{}: {}", d.code, d.message);
     }
     out
+}
+
+/// The source as it may be shown on a terminal: control characters other than line breaks
+/// and tabs become `?`, one byte for one byte, so spans still point at the same place.
+fn visible(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_control() && !matches!(c, '\n' | '\r' | '\t') { '?' } else { c }).collect()
 }
 
 /// One diagnostic as a JSON object with 1-based positions.

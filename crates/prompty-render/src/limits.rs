@@ -5,7 +5,8 @@ use std::io;
 /// Bounds on one render. Each limit, when hit, is an [`ErrorKind::Limit`](crate::ErrorKind::Limit) error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// minijinja fuel: roughly the number of instructions a render may execute.
+    /// minijinja fuel: roughly the number of instructions a render may execute. The default,
+    /// one million, is about a thousand times what an 8 KB judge prompt with loops needs.
     pub fuel: Option<u64>,
     /// Maximum template recursion depth (macros, includes, partials).
     pub recursion: usize,
@@ -15,7 +16,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { fuel: Some(50_000_000), recursion: 100, max_output: 32 * 1024 * 1024 }
+        Self { fuel: Some(1_000_000), recursion: 100, max_output: 32 * 1024 * 1024 }
     }
 }
 
