@@ -116,6 +116,12 @@ impl Engine {
                         None => err,
                     }
                 })?;
+                if hb.get_template(TEMPLATE_NAME).is_some_and(|t| hbs_inline_calls_partial(&t.elements, false)) {
+                    return Err(Error::new(
+                        ErrorKind::TemplateSyntax,
+                        "Handlebars syntax error: an inline partial calls a partial; partials may not nest (they could recurse without end)",
+                    ));
+                }
                 Ok(Engine::Handlebars(Box::new(hb)))
             }
             other => Err(Error::new(
@@ -215,6 +221,23 @@ impl Engine {
             Engine::Handlebars(_) => Vec::new(),
         }
     }
+}
+
+/// Whether a partial is called inside an inline partial's body: the only way a
+/// single Handlebars template can recurse, which the engine does without a depth limit.
+fn hbs_inline_calls_partial(elements: &[handlebars::template::TemplateElement], in_inline: bool) -> bool {
+    use handlebars::template::TemplateElement as E;
+    elements.iter().any(|e| match e {
+        E::PartialExpression(_) | E::PartialBlock(_) if in_inline => true,
+        E::PartialBlock(d) | E::DecoratorBlock(d) => {
+            let inline = in_inline || matches!(e, E::DecoratorBlock(_));
+            d.template.as_ref().is_some_and(|t| hbs_inline_calls_partial(&t.elements, inline))
+        }
+        E::HelperBlock(h) => {
+            [&h.template, &h.inverse].into_iter().flatten().any(|t| hbs_inline_calls_partial(&t.elements, in_inline))
+        }
+        _ => false,
+    })
 }
 
 fn output_limit(limits: &Limits) -> Error {
