@@ -219,3 +219,110 @@ fn exploding_template_ends_with_a_limit_error() {
         );
     }
 }
+
+/// A small deterministic generator (xorshift64*), so that property tests repeat exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const ANSWER_TOKENS: &[&str] = &[
+    "<S0>",
+    "</S0>",
+    "<S1>",
+    "</S1>",
+    "<S2>",
+    "</S2>",
+    "{",
+    "}",
+    "\"score\": ",
+    "\"explanation\": ",
+    "\"label\": ",
+    "\"properties\": {",
+    "\"status\": \"skipped\"",
+    "```json\n",
+    "```",
+    "5",
+    "-1",
+    "1e999",
+    "NaN",
+    "4.5",
+    "true",
+    "TRUE",
+    "pass",
+    "fail",
+    ",",
+    ":",
+    "\"",
+    "\\",
+    "\n",
+    "Score: ",
+    "stars: ",
+    "é",
+    "\u{feff}",
+    "[",
+    "]",
+    "null",
+];
+
+#[test]
+fn property_mutated_judge_answers_extract_without_panics() {
+    use prompty_eval::extract::{json, label, number, tags};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/azure-eval/pipeline");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("conformance data missing: {}: {e}", dir.display()))
+        .filter_map(|e| Some(e.ok()?.path()))
+        .collect();
+    names.sort();
+    let mut seeds = Vec::new();
+    for p in names {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).expect("readable")).expect("JSON");
+        for a in v["canned_llm_outputs"].as_array().into_iter().flatten() {
+            seeds.push(a.as_str().map_or_else(|| a.to_string(), str::to_owned));
+        }
+    }
+    assert!(seeds.len() > 10, "too few seeds");
+    let fields = json::JsonFields::default();
+    let ranges: Vec<tags::DigitRange> =
+        [(1, 5), (0, 10), (0, 1)].iter().filter_map(|&(a, b)| tags::DigitRange::new(a, b)).collect();
+    let mut rng = Rng(0x5eed_0004);
+    let start = Instant::now();
+    for i in 0..5_000 {
+        let mut answer: Vec<char> = seeds[i % seeds.len()].chars().collect();
+        for _ in 0..1 + rng.below(6) {
+            let at = rng.below(answer.len() + 1);
+            match rng.below(3) {
+                0 => {
+                    let t = ANSWER_TOKENS[rng.below(ANSWER_TOKENS.len())];
+                    answer.splice(at..at, t.chars());
+                }
+                1 => {
+                    let end = (at + rng.below(16)).min(answer.len());
+                    answer.drain(at..end);
+                }
+                _ => answer.truncate(at),
+            }
+        }
+        let answer: String = answer.into_iter().collect();
+        for r in &ranges {
+            let e = tags::extract(&answer, *r);
+            assert!(e.score.is_none_or(f64::is_finite), "{answer:?}");
+        }
+        if let Ok(e) = json::extract(&answer, &fields) {
+            assert!(e.score.is_none_or(f64::is_finite), "{answer:?}");
+        }
+        let _ = number::extract(&answer);
+        let _ = label::extract(&answer);
+    }
+    assert!(start.elapsed() < WATCHDOG, "took {:?}", start.elapsed());
+}

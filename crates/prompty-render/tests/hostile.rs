@@ -180,3 +180,188 @@ fn mixed_newlines_and_bom_in_the_body() {
     let messages = prepare("jinja2", body, &inputs).expect("renders");
     assert_eq!(messages.len(), 2, "{messages:?}");
 }
+
+/// A small deterministic generator (xorshift64*), so that property tests repeat exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn mutate(rng: &mut Rng, seed: &str, tokens: &[&str]) -> String {
+    let mut out: Vec<char> = seed.chars().collect();
+    for _ in 0..1 + rng.below(6) {
+        let at = rng.below(out.len() + 1);
+        match rng.below(4) {
+            0 | 1 => {
+                let t = tokens[rng.below(tokens.len())];
+                out.splice(at..at, t.chars());
+            }
+            2 => {
+                let end = (at + rng.below(32)).min(out.len());
+                out.drain(at..end);
+            }
+            _ => {
+                let end = (at + rng.below(32)).min(out.len());
+                let chunk = out[at..end].to_vec();
+                out.splice(at..at, chunk);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn conformance() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
+}
+
+fn read_json(rel: &str) -> Value {
+    let p = conformance().join(rel);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("conformance data missing: {}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+const JINJA_TOKENS: &[&str] = &[
+    "{{ ",
+    " }}",
+    "{% ",
+    " %}",
+    "{% for x in q %}",
+    "{% endfor %}",
+    "{% if q %}",
+    "{% else %}",
+    "{% endif %}",
+    "{{ q }}",
+    "{{ q|length }}",
+    "{{ loop.index }}",
+    "{% raw %}",
+    "{% endraw %}",
+    "{# ",
+    " #}",
+    "{{-",
+    "-}}",
+    "\nuser:\n",
+    "\nsystem:\n",
+    "\nassistant[name=a]:\n",
+    "\r\n",
+    "\n",
+    "(",
+    ")",
+    "[",
+    "]",
+    "|",
+    "~",
+    "*",
+    "'",
+    "\"",
+    "{% macro m() %}{{ m() }}{% endmacro %}",
+    "{{ m() }}",
+    "range(99)",
+    "{% set y = q %}",
+    "é",
+    "\u{feff}",
+];
+
+#[test]
+fn property_mutated_templates_render_without_panics() {
+    let mut seeds: Vec<String> = read_json("prompty-spec/vectors/render.json")
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter(|v| v["input"]["engine"].as_str().unwrap_or("jinja2") == "jinja2")
+        .filter_map(|v| v["input"]["template"].as_str().map(str::to_owned))
+        .collect();
+    seeds.push("system:\nBe {{ q }}.\nuser:\n{% for x in q %}{{ loop.index }}: {{ x }}\n{% endfor %}".to_owned());
+    let inputs: Map<String, Value> =
+        [("q".to_owned(), json!(["a", "user:\nb", 3, {"k": [true, null]}]))].into_iter().collect();
+    let limits = Limits { fuel: Some(100_000), recursion: 20, max_output: 1 << 20 };
+    let mut rng = Rng(0x5eed_0002);
+    let start = Instant::now();
+    for i in 0..2_000 {
+        let body = mutate(&mut rng, &seeds[i % seeds.len()], JINJA_TOKENS);
+        let fm = if i % 3 == 0 { "model:\n  api: chat\n" } else { "inputs:\n  - name: q\n    kind: array\n" };
+        let text = format!("---\nname: t\n{fm}---\n{body}");
+        let Some(prompt) = load_str(&text, &MapHost::new(), &LoadOptions::default()).prompt else { continue };
+        let Ok(r) = Renderer::with_options(prompt, RenderOptions { limits, ..RenderOptions::default() }) else {
+            continue;
+        };
+        if let Ok(messages) = r.prepare(&inputs) {
+            assert!(messages.iter().all(|m| !m.role.is_empty()));
+        }
+        if let Ok(text) = r.render_text(&inputs) {
+            assert!(text.len() <= limits.max_output);
+        }
+    }
+    assert!(start.elapsed() < HANG_GUARD, "took {:?}", start.elapsed());
+}
+
+const MUSTACHE_TOKENS: &[&str] = &[
+    "{{",
+    "}}",
+    "{{{",
+    "}}}",
+    "{{#a}}",
+    "{{/a}}",
+    "{{^a}}",
+    "{{&a}}",
+    "{{.}}",
+    "{{! c }}",
+    "{{=<% %>=}}",
+    "<%",
+    "%>",
+    "{{> p}}",
+    "{{$b}}",
+    "{{/b}}",
+    "{{<p}}",
+    "{{/p}}",
+    "\n",
+    "\r\n",
+    "  ",
+    "a.b.c",
+    "{{a.b}}",
+    "é",
+];
+
+#[test]
+fn property_mutated_mustache_templates_render_without_panics() {
+    use prompty_mustache::{NoPartials, RenderOptions as MustacheOptions, Template};
+    let mut seeds = Vec::new();
+    let dir = conformance().join("mustache-spec/specs");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("conformance data missing: {}: {e}", dir.display()))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for n in names {
+        let spec = read_json(&format!("mustache-spec/specs/{n}"));
+        for t in spec["tests"].as_array().into_iter().flatten() {
+            if let Some(s) = t["template"].as_str() {
+                seeds.push((s.to_owned(), t["data"].clone()));
+            }
+        }
+    }
+    assert!(seeds.len() > 100, "too few seeds");
+    let options = MustacheOptions::default().with_max_depth(20).with_max_output(1 << 20);
+    let mut rng = Rng(0x5eed_0003);
+    let start = Instant::now();
+    for i in 0..4_000 {
+        let (seed, data) = &seeds[i % seeds.len()];
+        let source = mutate(&mut rng, seed, MUSTACHE_TOKENS);
+        let Ok(t) = Template::compile(&source) else { continue };
+        let _ = t.variables();
+        if let Ok(out) = t.render_with(data, &NoPartials, &options) {
+            assert!(out.len() <= 1 << 20);
+        }
+    }
+    assert!(start.elapsed() < HANG_GUARD, "took {:?}", start.elapsed());
+}

@@ -293,3 +293,129 @@ fn deeply_nested_yaml_file_reference_is_an_error() {
     let loaded = timed("deep YAML file", || load_str(text, &host, &opts));
     assert!(codes_of(&loaded).contains(&codes::FILE_PARSE.id), "{:?}", loaded.diagnostics);
 }
+
+/// A small deterministic generator (xorshift64*), so that property tests repeat exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Pieces of `.prompty` syntax to splice into seeds.
+const TOKENS: &[&str] = &[
+    "---\n",
+    "\n",
+    "\r\n",
+    "\r",
+    ": ",
+    "- ",
+    "  ",
+    "{",
+    "}",
+    "[",
+    "]",
+    "&a ",
+    "*a",
+    "!!str ",
+    "? ",
+    "|\n",
+    ">-\n",
+    "${env:X}",
+    "${file:a.yaml}",
+    "${file:../x}",
+    "${",
+    "\u{feff}",
+    "\t",
+    "\"",
+    "'",
+    "#",
+    "name: x\n",
+    "model:\n",
+    "inputs:\n",
+    "  - name: q\n",
+    "    kind: array\n",
+    "kind: thread\n",
+    "template:\n  format: mustache\n",
+    "user:\n",
+    "system:\n",
+    "assistant[a=b]:\n",
+    "é",
+    "\u{10ffff}",
+    "0x10",
+    "1e999",
+    "-.inf",
+    "~",
+    "<<: *a\n",
+    "+++\n",
+];
+
+fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
+    let mut out = seed.to_vec();
+    for _ in 0..1 + rng.below(6) {
+        let at = rng.below(out.len() + 1);
+        match rng.below(5) {
+            0 => {
+                let t = TOKENS[rng.below(TOKENS.len())].as_bytes();
+                out.splice(at..at, t.iter().copied());
+            }
+            1 => {
+                let end = (at + rng.below(64)).min(out.len());
+                out.drain(at..end);
+            }
+            2 => {
+                let end = (at + rng.below(64)).min(out.len());
+                let chunk = out[at..end].to_vec();
+                out.splice(at..at, chunk);
+            }
+            3 if at < out.len() => out[at] = rng.next() as u8,
+            _ => out.truncate(at),
+        }
+    }
+    out
+}
+
+/// Every `.prompty` file of the conformance data, the seeds of the load property test.
+fn conformance_seeds() -> Vec<Vec<u8>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
+    let mut seeds = Vec::new();
+    for sub in ["prompty-spec/fixtures", "azure-eval/prompts"] {
+        let dir = root.join(sub);
+        let entries =
+            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("conformance data missing: {}: {e}", dir.display()));
+        let mut paths: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "prompty")) {
+            seeds.push(std::fs::read(&p).expect("readable seed"));
+        }
+    }
+    assert!(seeds.len() > 10, "too few seeds");
+    seeds
+}
+
+#[test]
+fn property_mutated_prompts_load_without_panics() {
+    let seeds = conformance_seeds();
+    let host = MapHost::new().with_env("OPENAI_API_KEY", "k").with_file("/p/a.yaml", "k: ${file:a.yaml}\n");
+    let opts = LoadOptions { path: Some("/p/x.prompty".into()), ..LoadOptions::default() };
+    let lint = LoadOptions { lint: true, ..opts.clone() };
+    let mut rng = Rng(0x5eed_0001);
+    let start = Instant::now();
+    for i in 0..3_000 {
+        let input = mutate(&mut rng, &seeds[i % seeds.len()]);
+        let loaded = load_bytes(&input, &host, if i % 2 == 0 { &opts } else { &lint });
+        spans_in_bounds(&loaded, input.len());
+        if loaded.prompt.is_none() {
+            assert!(loaded.has_errors(), "no prompt and no error for {:?}", String::from_utf8_lossy(&input));
+        }
+    }
+    assert!(start.elapsed() < HANG_GUARD, "took {:?}", start.elapsed());
+}
