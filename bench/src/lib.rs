@@ -35,15 +35,15 @@ pub fn workloads(names: &[&str]) -> Vec<Workload> {
     let dir = bench_dir();
     let list = dir.join("inputs.json");
     let text = std::fs::read_to_string(&list).unwrap_or_else(|e| {
-        panic!("benchmark workloads missing: cannot read {}: {e} (shared/bench must sit beside the project)", list.display())
+        panic!(
+            "benchmark workloads missing: cannot read {}: {e} (shared/bench must sit beside the project)",
+            list.display()
+        )
     });
     let all: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", list.display()));
     let mut out = Vec::new();
-    let wanted: Vec<&str> = if names.is_empty() {
-        all.iter().filter_map(|w| w["name"].as_str()).collect()
-    } else {
-        names.to_vec()
-    };
+    let wanted: Vec<&str> =
+        if names.is_empty() { all.iter().filter_map(|w| w["name"].as_str()).collect() } else { names.to_vec() };
     for name in wanted {
         let entry = all
             .iter()

@@ -115,7 +115,11 @@ fn main() {
             n.clone(),
             "bare minijinja render+split".into(),
             Box::new(move || {
-                let out = bare.get_template("t").expect("t").render(minijinja::Value::from(minijinja::value::Serde(bare_inputs))).expect("renders");
+                let out = bare
+                    .get_template("t")
+                    .expect("t")
+                    .render(minijinja::Value::from(minijinja::value::Serde(bare_inputs)))
+                    .expect("renders");
                 out.lines().collect::<Vec<&str>>().len()
             }),
         ));
@@ -135,9 +139,7 @@ fn main() {
             cases.push((
                 n.clone(),
                 "official prepare".into(),
-                Box::new(move || {
-                    futures::executor::block_on(prompty::prepare(agent, Some(iv))).map_or(0, |m| m.len())
-                }),
+                Box::new(move || futures::executor::block_on(prompty::prepare(agent, Some(iv))).map_or(0, |m| m.len())),
             ));
             cases.push((
                 n.clone(),
@@ -194,7 +196,10 @@ fn main() {
         let get = |c: &str| med.get(&(n.clone(), c.to_owned())).copied();
         if let (Some(ours), Some(off)) = (get("ours load+prepare"), get("official load+prepare")) {
             let r = ours / off;
-            println!("  {n}: load+prepare {r:.2}x official (target >= 5x): {}", if r >= 5.0 { "met" } else { "MISSED" });
+            println!(
+                "  {n}: load+prepare {r:.2}x official (target >= 5x): {}",
+                if r >= 5.0 { "met" } else { "MISSED" }
+            );
         }
         if let (Some(ours), Some(base)) = (get("ours prepare"), get("bare minijinja render+split")) {
             let r = ours / base;

@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     for d in &loaded.diagnostics {
         assert!(d.span.start <= d.span.end && d.span.end <= data.len(), "span {:?} of {}", d.span, data.len());
     }
-    let lint = LoadOptions { lint: true, profile: ProfileChoice::Force(Profile::Promptflow), path, ..LoadOptions::default() };
+    let lint =
+        LoadOptions { lint: true, profile: ProfileChoice::Force(Profile::Promptflow), path, ..LoadOptions::default() };
     let _ = load_bytes(data, &host, &lint);
 });
