@@ -29,10 +29,9 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
     let mut start = 0usize;
     let mut body_start = 0usize;
     let mut pending_pre = true;
-    let bytes = text.as_bytes();
     let mut pos = 0usize;
     while pos <= text.len() {
-        let end = memchr_newline(bytes, pos).unwrap_or(text.len());
+        let end = memchr_newline(text, pos).unwrap_or(text.len());
         let line = text.get(pos..end).unwrap_or("");
         if let Some(marker) = role_line(line) {
             let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
@@ -73,8 +72,9 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
     Ok(messages)
 }
 
-fn memchr_newline(bytes: &[u8], from: usize) -> Option<usize> {
-    bytes.get(from..)?.iter().position(|&b| b == b'\n').map(|i| from + i)
+fn memchr_newline(text: &str, from: usize) -> Option<usize> {
+    // `str::find` with an ASCII char searches with memchr, far faster than a byte loop.
+    text.get(from..)?.find('\n').map(|i| from + i)
 }
 
 fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {

@@ -130,12 +130,14 @@ impl Renderer {
         match self.profile {
             Profile::Spec => {
                 let nonce = if self.strict { Some(random_hex(8)?) } else { None };
-                let originals = if self.strict { Some(ctx.clone()) } else { None };
                 if let Some(n) = &nonce {
                     ctx.insert(NONCE_VAR.to_owned(), Value::String(n.clone()));
                 }
-                let text = self.engine.render(&Value::Object(ctx), &self.limits, &self.body, &self.location)?;
-                let strict = match (&nonce, &originals) {
+                let ctx = Value::Object(ctx);
+                let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
+                // The context doubles as the inputs an injection error names: the nonce
+                // variable's hex value can never hold a role line.
+                let strict = match (&nonce, ctx.as_object()) {
                     (Some(nonce), Some(inputs)) => Some(Strict { nonce, inputs }),
                     _ => None,
                 };

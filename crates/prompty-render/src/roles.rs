@@ -53,8 +53,15 @@ fn parse_role_line(input: &str) -> IResult<&str, RoleLine<'_>> {
 
 /// Recognizes a role line (the line without its newline).
 pub fn role_line(line: &str) -> Option<RoleLine<'_>> {
-    // Fast reject: a role line is short and contains a colon.
-    if !line.contains(':') {
+    // Fast reject without scanning the line: a role line ends with `:` (then only
+    // whitespace) and starts (after whitespace) with `#` or a role word's first letter.
+    if !line.trim_end().ends_with(':') {
+        return None;
+    }
+    if !matches!(
+        line.trim_start().as_bytes().first(),
+        Some(b'#' | b's' | b'S' | b'u' | b'U' | b'a' | b'A' | b'd' | b'D')
+    ) {
         return None;
     }
     parse_role_line(line).ok().map(|(_, r)| r)
