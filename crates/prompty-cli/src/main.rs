@@ -206,6 +206,7 @@ fn cmd_render(
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
     let (prompt, text) = load_prompt(file, load)?;
+    warn_undeclared(file, &prompt, &given);
     let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
         .map_err(|e| render_failure(file, &text, &e))?;
     let format =
@@ -240,6 +241,7 @@ fn cmd_compile(
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
     let (prompt, text) = load_prompt(file, load)?;
+    warn_undeclared(file, &prompt, &given);
     let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
         .map_err(|e| render_failure(file, &text, &e))?;
     let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
@@ -260,6 +262,21 @@ fn cmd_compile(
         writeln!(err, "warning: {}: {w}", file.display())?;
     }
     print_json(&compiled.body)
+}
+
+/// Warns (on stderr) about given inputs the prompt does not declare: a typo would otherwise
+/// render silently without the value.
+pub(crate) fn warn_undeclared(file: &Path, prompt: &Prompt, given: &serde_json::Map<String, serde_json::Value>) {
+    let Some(declared) = prompt.inputs.as_deref() else { return };
+    let names: Vec<&str> = declared.iter().map(|p| p.name.as_str()).collect();
+    let mut err = std::io::stderr().lock();
+    for name in given.keys().filter(|k| !names.contains(&k.as_str())) {
+        let hint = match prompty_syntax::did_you_mean(name, &names) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("declared: {}", names.join(", ")),
+        };
+        let _ = writeln!(err, "warning: {}: input `{name}` is not declared by the prompt; {hint}", file.display());
+    }
 }
 
 /// A render error located in the file when it comes from the template.

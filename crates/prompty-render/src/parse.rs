@@ -146,73 +146,89 @@ pub(crate) fn find_nonce(text: &str, name: &str) -> Option<(usize, usize)> {
 }
 
 /// Replaces rich-input nonces in `messages` by the values they stand for.
+///
+/// Text parts are scanned for nonces, part by part, so several rich inputs in one message
+/// all survive. An image, file or audio nonce becomes a content part in place (the text
+/// around it kept as trimmed text parts); a thread nonce splits the message and inserts the
+/// thread's messages, with their own roles, between the halves. A thread that appears in no
+/// message is appended at the end.
 pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<Vec<Message>, Error> {
-    let mut out = messages;
-    for input in rich {
-        let mut found = false;
-        let mut next = Vec::with_capacity(out.len());
-        for m in out {
-            let text = m.text_content();
-            let Some((s, e)) = find_nonce(&text, &input.name) else {
-                next.push(m);
+    let threads: Vec<(&RichInput, Vec<Message>)> = rich
+        .iter()
+        .filter(|r| r.kind == prompty_syntax::PropertyKind::Thread)
+        .map(|r| {
+            thread_messages(&r.value).map(|t| (r, t)).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("thread input `{}` must be a list of messages with `role` and `content`", r.name),
+                )
+                .with_input(r.name.clone())
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut placed = vec![false; threads.len()];
+    let mut out = Vec::with_capacity(messages.len());
+    for m in messages {
+        let mut current = Message { role: m.role.clone(), content: Vec::new(), metadata: m.metadata.clone() };
+        let mut pending: std::collections::VecDeque<Part> = m.content.into();
+        while let Some(part) = pending.pop_front() {
+            let Part::Text { value } = part else {
+                current.content.push(part);
                 continue;
             };
-            found = true;
-            let before = text.get(..s).unwrap_or("").trim();
-            let after = text.get(e..).unwrap_or("").trim();
-            match input.kind {
-                prompty_syntax::PropertyKind::Thread => match thread_messages(&input.value) {
-                    Some(thread) => {
-                        if !before.is_empty() {
-                            next.push(Message::text(m.role.clone(), before));
-                        }
-                        next.extend(thread);
-                        if !after.is_empty() {
-                            next.push(Message::text(m.role.clone(), after));
-                        }
-                    }
-                    None => {
-                        return Err(Error::new(
-                            ErrorKind::InvalidInput,
-                            format!(
-                                "thread input `{}` must be a list of messages with `role` and `content`",
-                                input.name
-                            ),
-                        )
-                        .with_input(input.name.clone()));
-                    }
-                },
-                kind => {
-                    let part = media_part(kind, &input.value).ok_or_else(|| {
-                        Error::new(
-                            ErrorKind::InvalidInput,
-                            format!(
-                                "{} input `{}` must be a URL or data URI string, or an object with `url`/`source`",
-                                kind.as_str(),
-                                input.name
-                            ),
-                        )
-                        .with_input(input.name.clone())
-                    })?;
-                    let mut content = Vec::new();
-                    if !before.is_empty() {
-                        content.push(Part::Text { value: before.to_owned() });
-                    }
-                    content.push(part);
-                    if !after.is_empty() {
-                        content.push(Part::Text { value: after.to_owned() });
-                    }
-                    next.push(Message { role: m.role.clone(), content, metadata: m.metadata.clone() });
+            // The first nonce in this text, of any rich input.
+            let first = rich
+                .iter()
+                .enumerate()
+                .filter_map(|(k, r)| find_nonce(&value, &r.name).map(|(s, e)| (s, e, k)))
+                .min_by_key(|(s, _, _)| *s);
+            let Some((s, e, k)) = first else {
+                current.content.push(Part::Text { value });
+                continue;
+            };
+            let before = value.get(..s).unwrap_or("").trim();
+            let after = value.get(e..).unwrap_or("").trim();
+            if !before.is_empty() {
+                current.content.push(Part::Text { value: before.to_owned() });
+            }
+            if !after.is_empty() {
+                pending.push_front(Part::Text { value: after.to_owned() });
+            }
+            let input = rich.get(k).ok_or_else(|| Error::new(ErrorKind::InvalidInput, "rich input index"))?;
+            if input.kind == prompty_syntax::PropertyKind::Thread {
+                let t = threads.iter().position(|(r, _)| r.name == input.name).unwrap_or(0);
+                if !current.content.is_empty() {
+                    let next = Message { role: m.role.clone(), content: Vec::new(), metadata: m.metadata.clone() };
+                    out.push(std::mem::replace(&mut current, next));
                 }
+                if let (Some((_, thread)), Some(flag)) = (threads.get(t), placed.get_mut(t)) {
+                    out.extend(thread.iter().cloned());
+                    *flag = true;
+                }
+            } else {
+                current.content.push(media_part(input.kind, &input.value).ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::InvalidInput,
+                        format!(
+                            "{} input `{}` must be a URL or data URI string, or an object with `url`/`source`",
+                            input.kind.as_str(),
+                            input.name
+                        ),
+                    )
+                    .with_input(input.name.clone())
+                })?);
             }
         }
-        if !found
-            && input.kind == prompty_syntax::PropertyKind::Thread
-            && let Some(thread) = thread_messages(&input.value)
-        {
-            next.extend(thread);
+        // Empty only when a thread took all of it: nothing is left to keep. (A message that
+        // was empty to begin with still holds its empty text part.)
+        if !current.content.is_empty() {
+            out.push(current);
         }
-        out = next;
+    }
+    for ((_, thread), placed) in threads.iter().zip(placed) {
+        if !placed {
+            out.extend(thread.iter().cloned());
+        }
     }
     Ok(out)
 }
@@ -308,6 +324,49 @@ mod tests {
         assert_eq!(texts(&ms), vec![("system".into(), "preamble".into()), ("user".into(), "Hi".into())]);
         let ms = split_messages("");
         assert_eq!(texts(&ms), vec![("system".into(), String::new())]);
+    }
+
+    fn rich(name: &str, kind: prompty_syntax::PropertyKind, value: Value) -> RichInput {
+        RichInput { name: name.to_owned(), kind, value }
+    }
+
+    #[test]
+    fn several_rich_inputs_in_one_message_all_survive() {
+        use prompty_syntax::PropertyKind::{Audio, Image, Thread};
+        let text = "system:\nLook __PROMPTY_THREAD_0a0a0a0a_photo__ and __PROMPTY_THREAD_1b1b1b1b_clip__ now\n\n__PROMPTY_THREAD_2c2c2c2c_conv__\nuser:\nHi";
+        let inputs = [
+            rich("photo", Image, Value::String("https://x/cat.png".into())),
+            rich("clip", Audio, Value::String("data:audio/wav;base64,AAAA".into())),
+            rich("conv", Thread, serde_json::json!([{"role": "user", "content": "before"}])),
+        ];
+        let ms = expand_rich(split_messages(text), &inputs).expect("expands");
+        let shape: Vec<(String, Vec<&str>)> = ms
+            .iter()
+            .map(|m| {
+                let kinds = m
+                    .content
+                    .iter()
+                    .map(|p| match p {
+                        Part::Text { .. } => "text",
+                        Part::Image { .. } => "image",
+                        Part::Audio { .. } => "audio",
+                        Part::File { .. } => "file",
+                    })
+                    .collect();
+                (m.role.clone(), kinds)
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("system".to_owned(), vec!["text", "image", "text", "audio", "text"]),
+                ("user".to_owned(), vec!["text"]),
+                ("user".to_owned(), vec!["text"]),
+            ]
+        );
+        assert_eq!(ms[0].content[4], Part::Text { value: "now".into() });
+        assert_eq!(ms[1].text_content(), "before");
+        assert_eq!(ms[2].text_content(), "Hi");
     }
 
     #[test]
