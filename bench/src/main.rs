@@ -35,11 +35,14 @@ fn main() {
     let mut rounds = 5usize;
     let mut ms = 300u64;
     let mut names: Vec<&str> = Vec::new();
+    let mut only: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()).expect("--rounds N"),
             "--ms" => ms = it.next().and_then(|s| s.parse().ok()).expect("--ms MS"),
+            // One case only (e.g. `--only "ours load"`), for profiling.
+            "--only" => only = it.next().cloned(),
             other => names.push(other),
         }
     }
@@ -152,6 +155,9 @@ fn main() {
         }
     }
 
+    if let Some(only) = &only {
+        cases.retain(|(_, c, _)| c == only);
+    }
     let budget = Duration::from_millis(ms);
     // Warm-up: every case once for a short while.
     for (_, _, f) in cases.iter_mut() {

@@ -114,7 +114,7 @@ fn benches(c: &mut Criterion) {
 
 /// Reads criterion's point estimate (mean, ns) of one benchmark from its output folder.
 fn estimate(root: &Path, group: &str, case: &str) -> Option<f64> {
-    let dir = root.join(group).join(case.replace(['+', ' '], "_")).join("new/estimates.json");
+    let dir = root.join(group).join(case).join("new/estimates.json");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(dir).ok()?).ok()?;
     v["mean"]["point_estimate"].as_f64()
 }
