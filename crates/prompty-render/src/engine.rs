@@ -8,8 +8,8 @@ use std::ops::Range;
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, ErrorKind as JinjaErrorKind, UndefinedBehavior};
 use prompty_syntax::{LineIndex, Profile};
-use serde_json::Value;
 
+use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::limits::{CappedWriter, Limits};
 use crate::pyrepr;
@@ -132,12 +132,18 @@ impl Engine {
     }
 
     /// Renders with `ctx` (a JSON object of inputs).
-    pub(crate) fn render(&self, ctx: &Value, limits: &Limits, body: &str, loc: &BodyLocation) -> Result<String, Error> {
+    pub(crate) fn render(
+        &self,
+        ctx: &Context<'_>,
+        limits: &Limits,
+        body: &str,
+        loc: &BodyLocation,
+    ) -> Result<String, Error> {
         match self {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc))?;
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
-                let result = tmpl.render_captured_to(minijinja::Value::from(minijinja::value::Serde(ctx)), &mut out);
+                let result = tmpl.render_captured_to(ctx.to_minijinja(), &mut out);
                 if out.overflowed {
                     return Err(output_limit(limits));
                 }
@@ -149,7 +155,7 @@ impl Engine {
                 let options = prompty_mustache::RenderOptions::default()
                     .with_max_depth(limits.recursion)
                     .with_max_output(limits.max_output);
-                t.render_with(ctx, &prompty_mustache::NoPartials, &options).map_err(|e| {
+                t.render_with(&ctx.to_json(), &prompty_mustache::NoPartials, &options).map_err(|e| {
                     let kind = match e.kind() {
                         prompty_mustache::ErrorKind::OutputLimitExceeded
                         | prompty_mustache::ErrorKind::DepthLimitExceeded
@@ -160,7 +166,7 @@ impl Engine {
                 })
             }
             Engine::Handlebars(hb) => {
-                let out = hb.render(TEMPLATE_NAME, ctx).map_err(|e| {
+                let out = hb.render(TEMPLATE_NAME, &ctx.to_json()).map_err(|e| {
                     Error::new(ErrorKind::TemplateRender, format!("Handlebars render error: {}", e.reason()))
                 })?;
                 if out.len() > limits.max_output {
@@ -174,7 +180,7 @@ impl Engine {
     /// Renders a Jinja template and reports which output ranges came from expressions.
     pub(crate) fn render_with_spans(
         &self,
-        ctx: &Value,
+        ctx: &Context<'_>,
         body: &str,
         loc: &BodyLocation,
     ) -> Result<(String, Vec<ExprSpan>), Error> {
@@ -185,9 +191,7 @@ impl Engine {
             ));
         };
         let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc))?;
-        let (out, spans) = tmpl
-            .render_with_spans(minijinja::Value::from(minijinja::value::Serde(ctx)))
-            .map_err(|e| jinja_error(&e, body, loc))?;
+        let (out, spans) = tmpl.render_with_spans(ctx.to_minijinja()).map_err(|e| jinja_error(&e, body, loc))?;
         let exprs = spans
             .iter()
             .filter(|s| s.kind() == minijinja::OutputSpanKind::Expression)

@@ -15,6 +15,7 @@
 //! injection), `promptflow` like promptflow-core for v1 files (role words in inputs
 //! escaped). Values are stringified as Python's `str()` does, byte for byte.
 
+mod context;
 mod engine;
 mod error;
 mod limits;

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::message::{Message, Part};
 use crate::roles::{parse_attrs, role_line};
@@ -10,7 +11,7 @@ use crate::roles::{parse_attrs, role_line};
 /// blame when one does not.
 pub(crate) struct Strict<'a> {
     pub(crate) nonce: &'a str,
-    pub(crate) inputs: &'a Map<String, Value>,
+    pub(crate) inputs: &'a Context<'a>,
 }
 
 /// Splits rendered text into messages (spec profile).
@@ -86,9 +87,9 @@ fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
 }
 
 /// Names the input whose value carries the forged role line.
-fn injection_error(line: &str, inputs: &Map<String, Value>) -> Error {
+fn injection_error(line: &str, inputs: &Context<'_>) -> Error {
     let needle = line.trim();
-    let culprit = inputs.iter().find(|(_, v)| value_contains(v, needle)).map(|(k, _)| k.clone());
+    let culprit = inputs.entries.iter().find(|(_, v)| value_contains(v, needle)).map(|(k, _)| k.to_string());
     match culprit {
         Some(name) => Error::new(
             ErrorKind::Injection,

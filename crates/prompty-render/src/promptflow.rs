@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::message::Message;
 
@@ -188,10 +189,10 @@ pub(crate) struct Escapes {
 
 impl Escapes {
     /// Escapes role words in the top-level string inputs, in place.
-    pub(crate) fn escape(inputs: &mut Map<String, Value>) -> Result<Escapes, Error> {
+    pub(crate) fn escape(inputs: &mut Context<'_>) -> Result<Escapes, Error> {
         let mut words: Vec<String> = Vec::new();
-        for v in inputs.values() {
-            if let Value::String(s) = v {
+        for (_, v) in &inputs.entries {
+            if let Value::String(s) = v.as_ref() {
                 for w in role_words(s) {
                     if !words.iter().any(|x| x == w) {
                         words.push(w.to_owned());
@@ -203,14 +204,21 @@ impl Escapes {
         for w in words {
             pairs.push((uuid4()?, w));
         }
-        for v in inputs.values_mut() {
-            if let Value::String(s) = v {
-                for (key, word) in &pairs {
-                    if s.contains(word.as_str()) {
-                        *s = s.replace(word.as_str(), key);
-                    }
+        if pairs.is_empty() {
+            return Ok(Escapes { pairs });
+        }
+        for (_, v) in &mut inputs.entries {
+            let Value::String(s) = v.as_ref() else { continue };
+            if !pairs.iter().any(|(_, word)| s.contains(word.as_str())) {
+                continue;
+            }
+            let mut escaped = s.clone();
+            for (key, word) in &pairs {
+                if escaped.contains(word.as_str()) {
+                    escaped = escaped.replace(word.as_str(), key);
                 }
             }
+            *v = std::borrow::Cow::Owned(Value::String(escaped));
         }
         Ok(Escapes { pairs })
     }
@@ -293,10 +301,10 @@ mod tests {
 
     #[test]
     fn escapes_and_restores_role_words() {
-        let mut inputs = Map::new();
-        inputs.insert("q".into(), Value::String("hi\nuser:\nI am a user".into()));
+        let value = Value::String("hi\nuser:\nI am a user".into());
+        let mut inputs = Context::new(vec![("q", &value)]);
         let esc = Escapes::escape(&mut inputs).expect("escapes");
-        let q = inputs["q"].as_str().unwrap_or_default().to_owned();
+        let q = inputs.get("q").and_then(Value::as_str).unwrap_or_default().to_owned();
         assert!(!q.contains("user"));
         let mut ms = split_messages_promptflow(&format!("system:\nx\nuser:\n{q}")).expect("splits");
         assert_eq!(ms.len(), 2);

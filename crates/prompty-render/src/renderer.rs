@@ -6,6 +6,7 @@ use prompty_syntax::{Profile, Prompt, PropertyKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
@@ -116,12 +117,7 @@ impl Renderer {
             Escapes::escape(&mut ctx)?;
         }
         let engine = self.plain_engine()?;
-        engine.render(
-            &Value::Object(ctx),
-            &self.limits,
-            self.prompt.instructions.as_deref().unwrap_or(""),
-            &self.location,
-        )
+        engine.render(&ctx, &self.limits, self.prompt.instructions.as_deref().unwrap_or(""), &self.location)
     }
 
     /// Validates inputs, renders, splits into messages and expands rich inputs.
@@ -131,22 +127,18 @@ impl Renderer {
             Profile::Spec => {
                 let nonce = if self.strict { Some(random_hex(8)?) } else { None };
                 if let Some(n) = &nonce {
-                    ctx.insert(NONCE_VAR.to_owned(), Value::String(n.clone()));
+                    ctx.set(NONCE_VAR, Value::String(n.clone()));
                 }
-                let ctx = Value::Object(ctx);
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 // The context doubles as the inputs an injection error names: the nonce
                 // variable's hex value can never hold a role line.
-                let strict = match (&nonce, ctx.as_object()) {
-                    (Some(nonce), Some(inputs)) => Some(Strict { nonce, inputs }),
-                    _ => None,
-                };
+                let strict = nonce.as_deref().map(|nonce| Strict { nonce, inputs: &ctx });
                 let messages = split_inner(&text, strict.as_ref())?;
                 if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich) }
             }
             Profile::Promptflow => {
                 let escapes = Escapes::escape(&mut ctx)?;
-                let text = self.engine.render(&Value::Object(ctx), &self.limits, &self.body, &self.location)?;
+                let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let mut messages = split_messages_promptflow(&text)?;
                 escapes.restore(&mut messages);
                 Ok(messages)
@@ -168,7 +160,7 @@ impl Renderer {
         };
         let engine = self.plain_engine()?;
         let body = self.prompt.instructions.as_deref().unwrap_or("");
-        let (text, exprs) = engine.render_with_spans(&Value::Object(ctx), body, &self.location)?;
+        let (text, exprs) = engine.render_with_spans(&ctx, body, &self.location)?;
         let mut segments: Vec<Segment> = Vec::new();
         let mut pos = 0;
         let push_literal = |segments: &mut Vec<Segment>, s: &str| {
@@ -217,8 +209,8 @@ impl Renderer {
     }
 
     /// Validated inputs with rich inputs replaced by nonces, and the rich values.
-    fn context(&self, inputs: &Map<String, Value>) -> Result<(Map<String, Value>, Vec<RichInput>), Error> {
-        let mut ctx = self.prompt.validate_inputs(inputs)?;
+    fn context<'a>(&'a self, inputs: &'a Map<String, Value>) -> Result<(Context<'a>, Vec<RichInput>), Error> {
+        let mut ctx = Context::new(self.prompt.resolve_inputs(inputs)?);
         for p in self.prompt.inputs.iter().flatten() {
             if p.strict == Some(true)
                 && let Some(Value::String(s)) = ctx.get(&p.name)
@@ -234,9 +226,9 @@ impl Renderer {
         let mut rich = Vec::new();
         if self.profile == Profile::Spec {
             for (name, kind) in &self.rich {
-                let Some(value) = ctx.get_mut(name) else { continue };
+                let Some(original) = ctx.get(name).cloned() else { continue };
                 let nonce = format!("__PROMPTY_THREAD_{}_{name}__", random_hex(4)?);
-                let original = std::mem::replace(value, Value::String(nonce));
+                ctx.set(name, Value::String(nonce));
                 rich.push(RichInput { name: name.clone(), kind: *kind, value: original });
             }
         }
@@ -279,17 +271,36 @@ fn add_nonces(body: &str, format: &str) -> String {
     out
 }
 
-/// `n` random bytes as lowercase hex, from the operating system's CSPRNG.
+/// Bytes from the operating system's CSPRNG, fetched 512 at a time per thread; every byte
+/// is handed out once.
+struct RandomPool {
+    buf: [u8; 512],
+    used: usize,
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<RandomPool> = const { std::cell::RefCell::new(RandomPool { buf: [0; 512], used: 512 }) };
+}
+
+/// `n` (at most 16) fresh random bytes as lowercase hex.
 fn random_hex(n: usize) -> Result<String, Error> {
-    let mut buf = [0u8; 16];
-    let bytes = buf.get_mut(..n.min(16)).unwrap_or_default();
-    getrandom::fill(bytes).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("no random source: {e}")))?;
-    let mut s = String::with_capacity(n * 2);
-    for b in bytes.iter() {
-        s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
-        s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
-    }
-    Ok(s)
+    let n = n.min(16);
+    POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        if pool.used + n > pool.buf.len() {
+            getrandom::fill(&mut pool.buf)
+                .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("no random source: {e}")))?;
+            pool.used = 0;
+        }
+        let start = pool.used;
+        pool.used += n;
+        let mut s = String::with_capacity(n * 2);
+        for b in pool.buf.get(start..start + n).unwrap_or_default() {
+            s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+            s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
+        }
+        Ok(s)
+    })
 }
 
 #[cfg(test)]
@@ -306,6 +317,11 @@ mod tests {
 
     #[test]
     fn hex_is_fresh() {
+        // Across pool refills too: no nonce repeats.
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..200 {
+            assert!(seen.insert(random_hex(8).expect("rng")), "a nonce repeated");
+        }
         let a = random_hex(8).expect("rng");
         let b = random_hex(8).expect("rng");
         assert_eq!(a.len(), 16);

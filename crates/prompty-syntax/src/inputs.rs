@@ -13,22 +13,24 @@ impl Prompt {
     /// (all of them are reported). Undeclared inputs pass through. `example` is never used.
     /// For v1 files with a top-level `sample`, the sample is used when `given` is empty.
     pub fn validate_inputs(&self, given: &Map<String, Value>) -> Result<Map<String, Value>, Error> {
-        let mut out = given.clone();
-        if out.is_empty()
-            && self.profile == Profile::Promptflow
-            && let Some(Value::Object(sample)) = self.legacy.as_ref().and_then(|l| l.sample.as_ref())
-        {
-            out.clone_from(sample);
-        }
+        Ok(self.resolve_inputs(given)?.into_iter().map(|(k, v)| (k.to_owned(), v.clone())).collect())
+    }
+
+    /// The same as [`validate_inputs`](Self::validate_inputs), without copying: the given
+    /// values (or the v1 sample) in order, then the defaults of declared inputs not given.
+    pub fn resolve_inputs<'a>(&'a self, given: &'a Map<String, Value>) -> Result<Vec<(&'a str, &'a Value)>, Error> {
+        let source = match self.legacy.as_ref().and_then(|l| l.sample.as_ref()) {
+            Some(Value::Object(sample)) if given.is_empty() && self.profile == Profile::Promptflow => sample,
+            _ => given,
+        };
+        let mut out: Vec<(&str, &Value)> = source.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let mut missing = Vec::new();
         for p in self.inputs.iter().flatten() {
-            if out.contains_key(&p.name) {
+            if source.contains_key(&p.name) {
                 continue;
             }
             match &p.default {
-                Some(d) => {
-                    out.insert(p.name.clone(), d.clone());
-                }
+                Some(d) => out.push((p.name.as_str(), d)),
                 None if p.required => missing.push(p.name.clone()),
                 None => {}
             }

@@ -25,6 +25,7 @@ pub mod schema;
 pub mod split;
 mod suggest;
 pub mod yaml;
+mod yaml_fast;
 
 use std::path::PathBuf;
 

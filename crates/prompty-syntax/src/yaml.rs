@@ -244,10 +244,17 @@ impl Lower<'_> {
             }
         };
         let end = match &value {
-            NodeValue::Seq(items) => {
-                self.flow_close(start, items.last().map_or(start + len, |n| n.span.end.max(start + len)), b'[', b']')
-            }
-            NodeValue::Map(entries) => self.flow_close(
+            NodeValue::Seq(items) => flow_close(
+                self.text,
+                self.base,
+                start,
+                items.last().map_or(start + len, |n| n.span.end.max(start + len)),
+                b'[',
+                b']',
+            ),
+            NodeValue::Map(entries) => flow_close(
+                self.text,
+                self.base,
                 start,
                 entries.last().map_or(start + len, |(_, v)| v.span.end.max(start + len)),
                 b'{',
@@ -257,25 +264,26 @@ impl Lower<'_> {
         };
         Node { value, span: start..end.max(start) }
     }
+}
 
-    /// For a flow collection (`[a, b]`, `{k: v}`) that starts at `start`, the end just past
-    /// its closing bracket; `end` (the end of its last item) for any other node.
-    fn flow_close(&self, start: usize, end: usize, open: u8, close: u8) -> usize {
-        let bytes = self.text.as_bytes();
-        let local = |abs: usize| abs.checked_sub(self.base);
-        if local(start).and_then(|i| bytes.get(i)) != Some(&open) {
-            return end;
-        }
-        let Some(mut i) = local(end) else { return end };
-        while let Some(&b) = bytes.get(i) {
-            match b {
-                b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
-                b if b == close => return self.base + i + 1,
-                _ => return end,
-            }
-        }
-        end
+/// For a flow collection (`[a, b]`, `{k: v}`) that starts at `start`, the end just past its
+/// closing bracket; `end` (the end of its last item) for any other node. `text` is the YAML,
+/// which starts at byte `base` of the file; positions are in the file.
+pub(crate) fn flow_close(text: &str, base: usize, start: usize, end: usize, open: u8, close: u8) -> usize {
+    let bytes = text.as_bytes();
+    let local = |abs: usize| abs.checked_sub(base);
+    if local(start).and_then(|i| bytes.get(i)) != Some(&open) {
+        return end;
     }
+    let Some(mut i) = local(end) else { return end };
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
+            b if b == close => return base + i + 1,
+            _ => return end,
+        }
+    }
+    end
 }
 
 /// Limits applied to YAML parsing.
@@ -305,6 +313,14 @@ pub const MAX_YAML_NODES: usize = 100_000;
 ///
 /// Returns the root node, or one diagnostic locating the syntax error.
 pub fn parse(file_text: &str, base: usize, yaml: &str) -> Result<Node, Diagnostic> {
+    if let Some(node) = crate::yaml_fast::parse(yaml, base) {
+        return Ok(node);
+    }
+    parse_full(file_text, base, yaml)
+}
+
+/// The full path: every YAML construct, and the error messages.
+pub fn parse_full(file_text: &str, base: usize, yaml: &str) -> Result<Node, Diagnostic> {
     let lower = Lower { text: yaml, index: LineIndex::new(yaml), base };
     match serde_saphyr::from_str_with_options::<Spanned<Raw>>(yaml, options()) {
         Ok(root) => Ok(lower.node(root)),

@@ -1,0 +1,254 @@
+//! A fast path for the YAML that front matter nearly always is: block and flow mappings and
+//! sequences of plain and quoted scalars, built straight from the parser's events.
+//!
+//! Anything outside that subset (anchors, aliases, tags, merge keys, duplicate keys, several
+//! documents, numbers in any but the plain decimal forms, deep nesting, syntax errors) makes
+//! the fast path give up, and the full `serde-saphyr` path parses the text instead, so
+//! results and error messages are the same either way. A differential test checks that.
+
+use std::borrow::Cow;
+
+use serde_json::Number;
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
+
+use crate::yaml::{MAX_YAML_DEPTH, Node, NodeValue, flow_close};
+
+/// The root node of `yaml` (which starts at byte `base` of the file), or `None` to fall back.
+pub(crate) fn parse(yaml: &str, base: usize) -> Option<Node> {
+    let mut events = Parser::new_from_str(yaml).filter(|e| !matches!(e, Ok((Event::Comment(..), _))));
+    let mut b = Builder { events: &mut events, yaml, base };
+    match b.next()? {
+        (Event::StreamStart, _) => {}
+        _ => return None,
+    }
+    let root = match b.next()? {
+        (Event::StreamEnd, span) => Node { value: NodeValue::Null, span: b.point(&span)? },
+        (Event::DocumentStart(false, None), _) => {
+            let first = b.next()?;
+            let root = b.node(first, 0)?;
+            match b.next()? {
+                (Event::DocumentEnd, _) => {}
+                _ => return None,
+            }
+            match b.next()? {
+                (Event::StreamEnd, _) => {}
+                _ => return None,
+            }
+            root
+        }
+        _ => return None,
+    };
+    Some(root)
+}
+
+struct Builder<'a, I> {
+    events: &'a mut I,
+    yaml: &'a str,
+    base: usize,
+}
+
+impl<'input, I> Builder<'_, I>
+where
+    I: Iterator<Item = Result<(Event<'input>, Span), serde_saphyr::granit_parser::ScanError>>,
+{
+    fn next(&mut self) -> Option<(Event<'input>, Span)> {
+        self.events.next()?.ok()
+    }
+
+    fn start(&self, span: &Span) -> Option<usize> {
+        Some(self.base + span.start.byte_offset()?)
+    }
+
+    fn point(&self, span: &Span) -> Option<std::ops::Range<usize>> {
+        let s = self.start(span)?;
+        Some(s..s)
+    }
+
+    fn range(&self, span: &Span) -> Option<std::ops::Range<usize>> {
+        Some(self.start(span)?..self.base + span.end.byte_offset()?)
+    }
+
+    fn node(&mut self, (event, span): (Event<'input>, Span), depth: usize) -> Option<Node> {
+        let yaml = self.yaml;
+        if depth >= MAX_YAML_DEPTH {
+            return None;
+        }
+        match event {
+            Event::Scalar(value, style, 0, None) => {
+                Some(Node { value: scalar(value, style)?, span: self.range(&span)? })
+            }
+            Event::SequenceStart(_, 0, None) => {
+                let open = self.range(&span)?;
+                let mut items = Vec::new();
+                loop {
+                    let next = self.next()?;
+                    if matches!(next.0, Event::SequenceEnd) {
+                        break;
+                    }
+                    items.push(self.node(next, depth + 1)?);
+                }
+                let end = items.last().map_or(open.end, |n| n.span.end.max(open.end));
+                let end = flow_close(yaml, self.base, open.start, end, b'[', b']');
+                Some(Node { value: NodeValue::Seq(items), span: open.start..end })
+            }
+            Event::MappingStart(_, 0, None) => {
+                let open = self.range(&span)?;
+                let mut entries: Vec<(Node, Node)> = Vec::new();
+                loop {
+                    let next = self.next()?;
+                    if matches!(next.0, Event::MappingEnd) {
+                        break;
+                    }
+                    // Keys are plain text; `<<` (merge) and repeated keys go to the full path.
+                    let key = self.node(next, depth + 1)?;
+                    match &key.value {
+                        NodeValue::String(k) if k != "<<" => {
+                            if entries.iter().any(|(e, _)| e.as_str() == Some(k)) {
+                                return None;
+                            }
+                        }
+                        _ => return None,
+                    }
+                    let value_event = self.next()?;
+                    let value = self.node(value_event, depth + 1)?;
+                    entries.push((key, value));
+                }
+                let end = entries.last().map_or(open.end, |(_, v)| v.span.end.max(open.end));
+                let end = flow_close(yaml, self.base, open.start, end, b'{', b'}');
+                Some(Node { value: NodeValue::Map(entries), span: open.start..end })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A scalar's value under the YAML 1.2 core schema with YAML 1.2 booleans, or `None` when
+/// the text is numeric-looking in a form this path does not resolve.
+fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<NodeValue> {
+    if style != ScalarStyle::Plain {
+        return Some(NodeValue::String(value.into_owned()));
+    }
+    let s = value.as_ref();
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(NodeValue::Null),
+        "true" | "True" | "TRUE" => return Some(NodeValue::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(NodeValue::Bool(false)),
+        _ => {}
+    }
+    let first = s.chars().next()?;
+    if !(first.is_ascii_digit() || matches!(first, '-' | '+' | '.')) {
+        return Some(NodeValue::String(value.into_owned()));
+    }
+    number(s).map(NodeValue::Number)
+}
+
+/// Plain decimal integers without a redundant leading zero, and plain decimal floats.
+fn number(s: &str) -> Option<Number> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+')) {
+        return None;
+    }
+    let bytes = digits.as_bytes();
+    if bytes.len() > 1 && bytes.first() == Some(&b'0') && bytes.get(1).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        if s.starts_with('-') {
+            return s.parse::<i64>().ok().map(Number::from);
+        }
+        return s.parse::<u64>().ok().map(Number::from);
+    }
+    // d+.d* or d+.d*e[+-]d+ ; anything else (".5", "1e5", "1.") goes to the full path.
+    let (mantissa, exponent) = match digits.find(['e', 'E']) {
+        Some(i) => (&digits[..i], Some(&digits[i + 1..])),
+        None => (digits, None),
+    };
+    let (int, frac) = mantissa.split_once('.')?;
+    if int.is_empty()
+        || frac.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    if let Some(e) = exponent {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        if e.is_empty() || !e.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+    }
+    s.parse::<f64>().ok().filter(|f| f.is_finite()).and_then(Number::from_f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use crate::yaml::parse_full;
+
+    fn prompty_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                prompty_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "prompty") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Handcrafted front matter around the fast path's edges.
+    const EDGES: &[&str] = &[
+        "a: 1\nb: -2\nc: 0\nd: 3.5\ne: -0.25\nf: 1.0e3\ng: 007\nh: 0x1F\ni: 1_000\nj: .5\nk: 1e5\nl: +3\nm: .inf\nn: -.nan\n",
+        "s: 'single'\nd: \"double \\\"q\\\"\"\np: plain text: with colon\nu: \u{e9}t\u{e9} \u{1f600}\nn: ~\nt: True\nf: FALSE\ny: yes\no: on\nnull_word: Null\n",
+        "block: |\n  line one\n  line two\nfolded: >\n  a\n  b\nkeep: |+\n  x\n\nstrip: |-\n  y\n",
+        "flow: {a: 1, b: [x, y, {c: d}], e: \"f\"}\nempty_map: {}\nempty_seq: []\n",
+        "list:\n  - a\n  - b: 1\n    c: 2\n  - - nested\n    - seq\n  -\n",
+        "# comment\nname: x # trailing\n# another\nmodel:\n  id: gpt  # c\n",
+        "anchor: &a {x: 1}\nalias: *a\n",
+        "tagged: !!str 123\n",
+        "merge:\n  <<: {a: 1}\n",
+        "dup: 1\ndup: 2\n",
+        "key with spaces: v\n'quoted key': v\n? complex\n: v\n",
+        "a:\r\n  b: 1\r\n  c: [1, 2]\r\n",
+        "",
+        "   \n",
+        "- just\n- a\n- list\n",
+        "scalar only",
+        "big: 18446744073709551615\nbigger: 18446744073709551616\nneg: -9223372036854775808\n",
+        "f: 1.\ng: -1.5e-3\nh: 2.5E+2\n",
+    ];
+
+    #[test]
+    fn the_fast_path_agrees_with_the_full_parser() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in ["../shared/conformance", "../shared/bench", "prompts", "crates"] {
+            prompty_files(&root.join(dir), &mut files);
+        }
+        assert!(files.len() > 50, "found only {} prompt files under {}", files.len(), root.display());
+        let mut docs: Vec<(String, String)> = EDGES.iter().map(|s| ("edge".to_owned(), (*s).to_owned())).collect();
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else { continue };
+            if let Ok(split) = crate::split::split(&text)
+                && let Some(fm) = split.front_matter
+            {
+                docs.push((f.display().to_string(), fm.text.to_owned()));
+            }
+        }
+        let (mut fast, mut full) = (0, 0);
+        for (name, yaml) in &docs {
+            match super::parse(yaml, 7) {
+                Some(node) => {
+                    fast += 1;
+                    let reference = parse_full(yaml, 7, yaml);
+                    assert_eq!(Ok(node), reference, "{name}: fast and full parses differ for\n{yaml}");
+                }
+                None => full += 1,
+            }
+        }
+        eprintln!("yaml fast path: {fast} documents, full path: {full}");
+        assert!(fast * 2 > docs.len(), "the fast path should take most front matter ({fast} of {})", docs.len());
+    }
+}
