@@ -205,10 +205,8 @@ fn cmd_render(
     raw: bool,
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
-    let (prompt, text) = load_prompt(file, load)?;
-    warn_undeclared(file, &prompt, &given);
-    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
-        .map_err(|e| render_failure(file, &text, &e))?;
+    let (renderer, text) = load_renderer(file, load)?;
+    warn_undeclared(file, renderer.prompt(), &given);
     let format =
         format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });
     let mut out = std::io::stdout().lock();
@@ -240,10 +238,8 @@ fn cmd_compile(
     model: Option<String>,
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
-    let (prompt, text) = load_prompt(file, load)?;
-    warn_undeclared(file, &prompt, &given);
-    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
-        .map_err(|e| render_failure(file, &text, &e))?;
+    let (renderer, text) = load_renderer(file, load)?;
+    warn_undeclared(file, renderer.prompt(), &given);
     let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
     let mut target = prompty_wire::Target::new();
     if let Some(p) = provider {
@@ -262,6 +258,14 @@ fn cmd_compile(
         writeln!(err, "warning: {}: {w}", file.display())?;
     }
     print_json(&compiled.body)
+}
+
+/// Loads a prompt and compiles its template; errors name the file, line and column.
+pub(crate) fn load_renderer(file: &Path, load: &LoadArgs) -> Result<(Renderer, Arc<str>), Failure> {
+    let (prompt, text) = load_prompt(file, load)?;
+    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+        .map_err(|e| render_failure(file, &text, &e))?;
+    Ok((renderer, text))
 }
 
 /// Warns (on stderr) about given inputs the prompt does not declare: a typo would otherwise

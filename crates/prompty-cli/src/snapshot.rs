@@ -10,11 +10,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use prompty_render::{Renderer, messages_to_text};
+use prompty_render::messages_to_text;
 use serde_json::{Map, Value};
 
 use crate::check::collect;
-use crate::{LoadArgs, load_prompt};
+use crate::{LoadArgs, load_renderer};
 
 #[derive(clap::Args)]
 pub(crate) struct SnapshotArgs {
@@ -74,10 +74,7 @@ fn render_all(paths: &[PathBuf], load: &LoadArgs) -> Result<Vec<Rendering>, Stri
     }
     let mut out = Vec::new();
     for file in files {
-        let (prompt, text) = load_prompt(&file, load).map_err(|f| f.0)?;
-        let renderer =
-            Renderer::with_options(prompt, prompty_render::RenderOptions { source: Some(text), ..Default::default() })
-                .map_err(|e| format!("{}: {e}", file.display()))?;
+        let (renderer, _) = load_renderer(&file, load).map_err(|f| f.0)?;
         for (case, inputs) in cases(&file)? {
             let messages = renderer.prepare(&inputs).map_err(|e| format!("{} case `{case}`: {e}", file.display()))?;
             out.push(Rendering { prompt: file.clone(), case, text: messages_to_text(&messages) });
