@@ -85,21 +85,12 @@ fn balanced_object(input: &str) -> PResult<'_, &str> {
         return Err(fail());
     }
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = JsonStrings::default();
     for (i, c) in input.char_indices() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
+        if strings.inside(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '{' => depth += 1,
             '}' => {
                 depth = depth.saturating_sub(1);
@@ -116,27 +107,45 @@ fn balanced_object(input: &str) -> PResult<'_, &str> {
     Err(fail())
 }
 
+/// Whether a left-to-right scan is inside a JSON string literal.
+#[derive(Default)]
+struct JsonStrings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonStrings {
+    /// Feeds the next character; true when it belongs to a string literal (its quotes
+    /// included).
+    fn inside(&mut self, c: char) -> bool {
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if c == '\\' {
+                self.escaped = true;
+            } else if c == '"' {
+                self.in_string = false;
+            }
+            return true;
+        }
+        if c == '"' {
+            self.in_string = true;
+            return true;
+        }
+        false
+    }
+}
+
 /// `text` without commas that directly precede (up to whitespace) a `}` or
 /// `]`, outside JSON strings.
 fn strip_trailing_commas(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = JsonStrings::default();
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if in_string {
+        if strings.inside(c) {
             out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
             continue;
-        }
-        if c == '"' {
-            in_string = true;
         }
         if c == ',' {
             let next = chars.get(i + 1..).and_then(|tail| tail.iter().find(|n| !n.is_whitespace()));
