@@ -34,8 +34,27 @@ fn skip_space(text: &str, mut i: usize) -> usize {
     i
 }
 
+/// Whether a separator may start at `start`: after ASCII blanks, the first byte must be `#`,
+/// the first letter of a role word, or a byte the exact scan has to look at (non-ASCII, which
+/// may be Unicode whitespace, and the separators 0x1C-0x1F). Most lines fail here.
+fn may_start_separator(bytes: &[u8], start: usize) -> bool {
+    let rest = bytes.get(start..).unwrap_or_default();
+    let first = rest.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
+    match first {
+        None => false,
+        Some(b) => {
+            matches!(b.to_ascii_lowercase(), b'#' | b's' | b'u' | b'a' | b'f' | b't')
+                || *b >= 0x80
+                || (0x1c..=0x1f).contains(b)
+        }
+    }
+}
+
 /// A separator match: (start, end, role word as typed).
 fn separator_at(text: &str, start: usize) -> Option<(usize, &str)> {
+    if !may_start_separator(text.as_bytes(), start) {
+        return None;
+    }
     let mut i = skip_space(text, start);
     if text.get(i..)?.starts_with('#') {
         i += 1;
@@ -130,14 +149,21 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
 }
 
 /// `\n*#{0,2}\s*LABEL\s*:\s*\n+\s*(\S+)\s*\n*#{0,2}\s*content\s*:\s*\n?(.*)`, searched anywhere.
+///
+/// A match needs `LABEL`, optional whitespace, then a colon; so the scan visits the colons
+/// (a fast character search) and tries the ones that follow the label. Each usable label has
+/// exactly one colon, so the first match is the leftmost one, as a regex search finds.
 fn parse_labelled<'a>(body: &'a str, label: &str) -> Option<(&'a str, &'a str)> {
     let mut from = 0;
-    while let Some(i) = body.get(from..)?.find(label) {
-        let start = from + i;
-        if let Some(found) = labelled_at(body, start + label.len()) {
+    while let Some(i) = body.get(from..)?.find(':') {
+        let colon = from + i;
+        let before = body.get(..colon)?.trim_end_matches(py_space);
+        if before.ends_with(label)
+            && let Some(found) = labelled_at(body, before.len())
+        {
             return Some(found);
         }
-        from = start + label.len();
+        from = colon + 1;
     }
     None
 }
@@ -177,6 +203,10 @@ fn labelled_at(body: &str, mut i: usize) -> Option<(&str, &str)> {
 
 /// Role words found on separator lines in `s` (as typed).
 fn role_words(s: &str) -> Vec<&str> {
+    // A separator is a role word, a colon and a line break: most values have no such line.
+    if !s.contains(':') || !s.contains('\n') {
+        return Vec::new();
+    }
     let (_, chunks) = split_chunks(s);
     chunks.into_iter().map(|(w, _)| w).collect()
 }
