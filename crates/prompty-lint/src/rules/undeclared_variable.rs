@@ -75,12 +75,22 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         else {
             continue;
         };
-        let help = match did_you_mean(name, &declared) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None if cx.prompt.profile == prompty_syntax::Profile::Promptflow => {
+        // A declared input that the template never reads and that shares a prefix with this
+        // name is the likeliest intended spelling (`doc` declared, `document` read).
+        let unused_match = || {
+            declared.iter().copied().find(|d| {
+                !vars.iter().any(|v| v == d)
+                    && d.len().min(name.len()) >= 3
+                    && (name.starts_with(d) || d.starts_with(name.as_str()))
+            })
+        };
+        let help = match (did_you_mean(name, &declared), unused_match()) {
+            (Some(s), _) => format!("did you mean `{s}`?"),
+            (None, Some(s)) => format!("did you mean `{s}` (declared, but never read)?"),
+            (None, None) if cx.prompt.profile == prompty_syntax::Profile::Promptflow => {
                 format!("declare it under `inputs:` (`{name}: {{type: string}}`)")
             }
-            None => format!("declare it under `inputs:` (`{name}: {{kind: string}}`)"),
+            (None, None) => format!("declare it under `inputs:` (`{name}: {{kind: string}}`)"),
         };
         out.push(
             UndeclaredVariable::META
