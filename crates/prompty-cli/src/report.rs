@@ -51,7 +51,7 @@ impl miette::Diagnostic for Report<'_> {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = &self.diagnostic.span;
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
-            Some("here".to_owned()),
+            None,
             (span.start, span.end.saturating_sub(span.start)),
         ))))
     }
