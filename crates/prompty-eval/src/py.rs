@@ -33,14 +33,9 @@ pub(crate) fn is_decimal_digit(c: char) -> bool {
     decimal_digit(c).is_some()
 }
 
-/// Whether Python's `str.isspace()` holds for `c`.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Python's `str.strip()` without arguments.
 pub(crate) fn strip(s: &str) -> &str {
-    s.trim_matches(is_py_space)
+    prompty_render::pyrepr::py_strip(s)
 }
 
 /// Python's `str(value)` for a JSON value: strings as they are, everything

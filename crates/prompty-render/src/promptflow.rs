@@ -10,19 +10,10 @@ use serde_json::{Map, Value};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::message::Message;
+use crate::pyrepr::{py_space, py_strip};
 
 /// Roles the promptflow profile splits on.
 pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
-
-/// Python's `str.isspace()`: Unicode whitespace plus the ASCII separators 0x1C-0x1F.
-pub(crate) fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()`.
-pub(crate) fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_space)
-}
 
 fn skip_space(text: &str, mut i: usize) -> usize {
     while let Some(c) = text.get(i..).and_then(|s| s.chars().next()) {

@@ -42,6 +42,17 @@ pub const MAX_DEPTH: usize = 256;
 /// The Unicode version of the table behind [`is_printable`] (that of Python 3.11).
 pub const UNICODE_VERSION: &str = "14.0.0";
 
+/// Python's `str.isspace()` for one character: Unicode whitespace plus the ASCII
+/// separators 0x1C-0x1F.
+pub fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str.strip()` without arguments.
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(py_space)
+}
+
 // ---------------------------------------------------------------------------------------------
 // serde_json values
 // ---------------------------------------------------------------------------------------------
