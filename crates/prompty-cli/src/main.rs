@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use prompty_render::{RenderOptions, Renderer};
-use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_path};
+use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, read_source};
 
 use crate::host::FsHost;
 use crate::inputs::InputArgs;
@@ -165,9 +165,10 @@ fn main() -> ExitCode {
 /// Loads a prompt for a command: any error-level diagnostic ends the command.
 pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
     let host = FsHost;
-    let loaded = load_path(file, &host, &load.options()).map_err(|e| Failure(e.to_string()))?;
-    let text: Arc<str> =
-        Arc::from(String::from_utf8_lossy(&prompty_syntax::Host::read(&host, file).unwrap_or_default()));
+    let bytes = read_source(file, &host).map_err(|e| Failure(e.to_string()))?;
+    let options = LoadOptions { path: Some(file.to_path_buf()), ..load.options() };
+    let loaded = load_bytes(&bytes, &host, &options);
+    let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
     let index = prompty_syntax::LineIndex::new(&text);
     let errors: Vec<String> = loaded
         .diagnostics

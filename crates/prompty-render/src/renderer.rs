@@ -81,16 +81,6 @@ impl Renderer {
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
-        if !strict {
-            // The compiled body has no nonces: it is the plain body too.
-            let _ = plain.set(Engine::compile(
-                &prompt.template.format.kind,
-                body.clone(),
-                profile,
-                &options.limits,
-                &location,
-            ));
-        }
         Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, plain, rich })
     }
 
@@ -196,6 +186,10 @@ impl Renderer {
     }
 
     fn plain_engine(&self) -> Result<&Engine, Error> {
+        // Without strict nonces the compiled body is the plain body.
+        if !self.strict {
+            return Ok(&self.engine);
+        }
         let compiled = self.plain.get_or_init(|| {
             Engine::compile(
                 &self.prompt.template.format.kind,

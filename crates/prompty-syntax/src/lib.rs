@@ -113,12 +113,17 @@ pub enum Error {
 
 impl std::error::Error for HostError {}
 
-/// Reads and loads the file at `path` through `host`. `options.path` is set to `path`.
-pub fn load_path(path: &std::path::Path, host: &dyn Host, options: &LoadOptions) -> Result<Loaded, Error> {
-    let bytes = host.read(path).map_err(|e| match e {
+/// Reads the `.prompty` file at `path` through `host`.
+pub fn read_source(path: &std::path::Path, host: &dyn Host) -> Result<Vec<u8>, Error> {
+    host.read(path).map_err(|e| match e {
         HostError::NotFound => Error::FileNotFound(path.to_path_buf()),
         source => Error::Read { path: path.to_path_buf(), source },
-    })?;
+    })
+}
+
+/// Reads and loads the file at `path` through `host`. `options.path` is set to `path`.
+pub fn load_path(path: &std::path::Path, host: &dyn Host, options: &LoadOptions) -> Result<Loaded, Error> {
+    let bytes = read_source(path, host)?;
     let options = LoadOptions { path: Some(path.to_path_buf()), ..options.clone() };
     Ok(load_bytes(&bytes, host, &options))
 }
