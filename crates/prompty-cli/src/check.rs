@@ -44,8 +44,21 @@ enum CheckFormat {
     Sarif,
 }
 
-/// Every `*.prompty` under `path` (or `path` itself when it is a file), sorted.
+/// Every `*.prompty` under `path` (or `path` itself when it is a file), sorted; the first
+/// folder that cannot be read is an error.
 pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let mut unreadable = Vec::new();
+    collect_all(path, out, &mut unreadable)?;
+    match unreadable.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Every `*.prompty` under `path` (or `path` itself when it is a file), sorted. `path`
+/// itself must exist; a folder found inside that cannot be read (or listed to the end) is
+/// recorded in `unreadable` and the walk goes on with the rest.
+pub(crate) fn collect_all(path: &Path, out: &mut Vec<PathBuf>, unreadable: &mut Vec<String>) -> Result<(), String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {}", path.display(), describe_io(&e)))?;
     if meta.is_file() {
         out.push(path.to_path_buf());
@@ -54,23 +67,39 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String>
     if !meta.is_dir() {
         return Err(format!("{}: not a regular file or folder", path.display()));
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| format!("{}: {}", path.display(), describe_io(&e)))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for entry in entries {
-        let Ok(ft) = std::fs::symlink_metadata(&entry).map(|m| m.file_type()) else { continue };
+    walk(path, out, unreadable);
+    Ok(())
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, unreadable: &mut Vec<String>) {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(l) => l,
+        Err(e) => {
+            unreadable.push(format!("{}: cannot read the folder: {}", dir.display(), describe_io(&e)));
+            return;
+        }
+    };
+    let mut entries = Vec::new();
+    for entry in listing {
+        match entry.and_then(|e| Ok((e.path(), e.file_type()?))) {
+            Ok(e) => entries.push(e),
+            Err(e) => {
+                unreadable.push(format!("{}: cannot list the folder: {}", dir.display(), describe_io(&e)));
+                break;
+            }
+        }
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (entry, ft) in entries {
         if ft.is_dir() {
             let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                collect(&entry, out)?;
+                walk(&entry, out, unreadable);
             }
         } else if entry.extension().is_some_and(|e| e == "prompty") {
             out.push(entry);
         }
     }
-    Ok(())
 }
 
 /// Counts over all files.
@@ -80,6 +109,7 @@ struct Totals {
     warnings: usize,
     fixed: usize,
     io_failures: usize,
+    unreadable_folders: usize,
 }
 
 pub(crate) fn run(args: &CheckArgs) -> ExitCode {
@@ -90,16 +120,21 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut files = Vec::new();
+    let mut unreadable = Vec::new();
     for p in &args.paths {
-        if let Err(e) = collect(p, &mut files) {
+        if let Err(e) = collect_all(p, &mut files, &mut unreadable) {
             let _ = writeln!(stderr, "error: {e}");
             return ExitCode::from(2);
         }
     }
+    // A folder that cannot be read is reported and skipped; the rest is still checked.
+    for e in &unreadable {
+        let _ = writeln!(stderr, "error: {e}; skipped");
+    }
     let style = Style { color: std::io::stdout().is_terminal(), width: 100 };
     let mut configs = Configs::default();
     let mut sarif = Sarif::new();
-    let mut totals = Totals::default();
+    let mut totals = Totals { unreadable_folders: unreadable.len(), ..Totals::default() };
     for file in &files {
         let selection = match configs.selection(file, args.config.as_deref()) {
             Ok(s) => s,
@@ -148,10 +183,14 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     if args.format == CheckFormat::Human {
         let fixed =
             if args.fix { format!(", fixed {} problem{}", totals.fixed, plural(totals.fixed)) } else { String::new() };
-        let unreadable = match totals.io_failures {
+        let mut unreadable = match totals.io_failures {
             0 => String::new(),
             n => format!(", {n} file{} could not be read", plural(n)),
         };
+        if totals.unreadable_folders > 0 {
+            let n = totals.unreadable_folders;
+            unreadable.push_str(&format!(", {n} folder{} could not be read", plural(n)));
+        }
         let _ = writeln!(
             stderr,
             "checked {} file{}: {} error{}, {} warning{}{unreadable}{fixed}",
@@ -163,7 +202,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             plural(totals.warnings)
         );
     }
-    if totals.io_failures > 0 {
+    if totals.io_failures + totals.unreadable_folders > 0 {
         ExitCode::from(2)
     } else if totals.errors > 0 {
         ExitCode::from(1)

@@ -26,6 +26,10 @@ impl Host for FsHost {
         fs::canonicalize(path).map_err(|e| io_error(&e))
     }
 
+    fn read_link(&self, path: &Path) -> Option<PathBuf> {
+        fs::read_link(path).ok()
+    }
+
     fn read(&self, path: &Path) -> Result<Vec<u8>, HostError> {
         let meta = fs::metadata(path).map_err(|e| io_error(&e))?;
         if !meta.is_file() {

@@ -188,7 +188,8 @@ pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<s
 
 fn cmd_load(file: &Path, load: &LoadArgs) -> Result<(), Failure> {
     let (prompt, _) = load_prompt(file, load)?;
-    print_json(&serde_json::to_value(&prompt)?)
+    // Values from `${env:}` are secret: shown as `${env:NAME}`.
+    print_json(&serde_json::to_value(prompt.redacted())?)
 }
 
 fn print_json(value: &serde_json::Value) -> Result<(), Failure> {

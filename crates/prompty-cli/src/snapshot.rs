@@ -10,11 +10,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use prompty_render::messages_to_text;
+use prompty_render::{RenderOptions, Renderer, messages_to_text};
 use serde_json::{Map, Value};
 
 use crate::check::collect;
-use crate::{LoadArgs, load_renderer};
+use crate::inputs::describe_io;
+use crate::{LoadArgs, load_prompt, render_failure};
 
 #[derive(clap::Args)]
 pub(crate) struct SnapshotArgs {
@@ -74,7 +75,12 @@ fn render_all(paths: &[PathBuf], load: &LoadArgs) -> Result<Vec<Rendering>, Stri
     }
     let mut out = Vec::new();
     for file in files {
-        let (renderer, _) = load_renderer(&file, load).map_err(|f| f.0)?;
+        let (prompt, text) = load_prompt(&file, load).map_err(|f| f.0)?;
+        // Values from `${env:}` are secret and differ between machines: snapshots render
+        // `${env:NAME}` in their place.
+        let options = RenderOptions { source: Some(text.clone()), ..Default::default() };
+        let renderer = Renderer::with_options(prompt.redacted_inputs(), options)
+            .map_err(|e| render_failure(&file, &text, &e).0)?;
         for (case, inputs) in cases(&file)? {
             let messages = renderer.prepare(&inputs).map_err(|e| format!("{} case `{case}`: {e}", file.display()))?;
             out.push(Rendering { prompt: file.clone(), case, text: messages_to_text(&messages) });
@@ -85,15 +91,108 @@ fn render_all(paths: &[PathBuf], load: &LoadArgs) -> Result<Vec<Rendering>, Stri
 
 fn snapshot_path(dir: &Path, r: &Rendering) -> PathBuf {
     let stem = r.prompt.file_stem().and_then(|s| s.to_str()).unwrap_or("prompt");
-    dir.join(format!("{stem}@{}.snap", r.case))
+    dir.join(format!("{stem}@{}.snap", file_name_part(&r.case)))
 }
 
-/// The text of a snapshot file (after its header), and the header.
-fn read_snapshot(path: &Path) -> Option<(String, String)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let rest = text.strip_prefix("---\n")?;
-    let end = rest.find("\n---\n")?;
-    Some((rest[..end].to_owned(), rest[end + 5..].to_owned()))
+/// A case name as part of a file name: ASCII letters, digits, `_`, `-` and `.` stay; every
+/// other byte (path separators, `%`, spaces, control characters) becomes `%XX`. Distinct
+/// names stay distinct, and none can leave the snapshot folder.
+fn file_name_part(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-' | b'.' => out.push(char::from(b)),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Refuses two renderings whose snapshot files differ only in letter case: on macOS and
+/// Windows they are one file, and one would overwrite the other.
+fn refuse_collisions(paths: &[(PathBuf, &Rendering)]) -> Result<(), String> {
+    let mut seen: std::collections::HashMap<String, &(PathBuf, &Rendering)> = std::collections::HashMap::new();
+    for entry in paths {
+        let key = entry.0.to_string_lossy().to_lowercase();
+        if let Some((first_path, first)) = seen.get(&key).copied() {
+            let (path, r) = entry;
+            return Err(format!(
+                "{} case `{}` and {} case `{}` would share one snapshot file ({} and {} differ only in letter case or are equal); rename one of the cases or prompts",
+                first.prompt.display(),
+                first.case,
+                r.prompt.display(),
+                r.case,
+                first_path.display(),
+                path.display()
+            ));
+        }
+        seen.insert(key, entry);
+    }
+    Ok(())
+}
+
+/// Whether `path` is a symbolic link (snapshots are never read or written through one).
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+fn refuse_symlink(path: &Path, what: &str) -> Result<(), String> {
+    if is_symlink(path) {
+        return Err(format!(
+            "{}: the {what} is a symbolic link; snapshots are never read or written through links (replace it with a regular {what})",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// An existing snapshot file: its header (when it has one) and its text.
+struct Existing {
+    header: Option<String>,
+    text: String,
+}
+
+/// The snapshot at `path`: `None` when there is none. A file without the `---` header is
+/// all text (so it shows as changed, never silently replaced as new).
+fn read_snapshot(path: &Path) -> Result<Option<Existing>, String> {
+    refuse_symlink(path, "snapshot file")?;
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: cannot read: {}", path.display(), describe_io(&e))),
+    };
+    let parsed = text.strip_prefix("---\n").and_then(|rest| {
+        let end = rest.find("\n---\n")?;
+        Some(Existing { header: Some(rest[..end].to_owned()), text: rest[end + 5..].to_owned() })
+    });
+    Ok(Some(parsed.unwrap_or(Existing { header: None, text })))
+}
+
+/// Writes `text` to `path` atomically: a new file in the same folder (created exclusively,
+/// so nothing is followed), flushed, then renamed over `path`. A reader sees the old file
+/// or the new one, never a part. `path` itself must not be a symbolic link.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    refuse_symlink(path, "snapshot file")?;
+    let fail = |e: &std::io::Error| format!("{}: cannot write: {}", path.display(), describe_io(e));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map_or_else(|| "snapshot".into(), |n| n.to_string_lossy().into_owned());
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    for attempt in 0..100u32 {
+        let tmp = dir.join(format!(".{name}.{}-{nanos}-{attempt}.tmp", std::process::id()));
+        let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(fail(&e)),
+        };
+        let written = file.write_all(text.as_bytes()).and_then(|()| file.sync_all());
+        drop(file);
+        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(fail(&e));
+        }
+        return Ok(());
+    }
+    Err(format!("{}: cannot write: no free temporary file name in {}", path.display(), dir.display()))
 }
 
 fn header(r: &Rendering) -> String {
@@ -115,17 +214,25 @@ pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let paths: Vec<(PathBuf, &Rendering)> = renderings.iter().map(|r| (snapshot_path(&args.dir, r), r)).collect();
+    if let Err(e) = refuse_collisions(&paths).and_then(|()| refuse_symlink(&args.dir, "snapshot folder")) {
+        let _ = writeln!(stderr, "error: {e}");
+        return ExitCode::from(2);
+    }
     let (mut same, mut changed, mut new) = (0usize, Vec::new(), Vec::new());
     let mut report = String::new();
-    for r in &renderings {
-        let path = snapshot_path(&args.dir, r);
+    for (path, r) in paths {
         match read_snapshot(&path) {
-            Some((_, old)) if old.trim_end_matches('\n') == r.text.trim_end_matches('\n') => same += 1,
-            Some((head, old)) => {
-                let _ = write!(report, "{}", unified_diff(&old, &r.text, &path.display().to_string()));
-                changed.push((path, Some(head), r));
+            Err(e) => {
+                let _ = writeln!(stderr, "error: {e}");
+                return ExitCode::from(2);
             }
-            None => {
+            Ok(Some(old)) if old.text.trim_end_matches('\n') == r.text.trim_end_matches('\n') => same += 1,
+            Ok(Some(old)) => {
+                let _ = write!(report, "{}", unified_diff(&old.text, &r.text, &path.display().to_string()));
+                changed.push((path, old.header, r));
+            }
+            Ok(None) => {
                 let _ = writeln!(report, "new snapshot {} ({} case `{}`)", path.display(), r.prompt.display(), r.case);
                 new.push((path, None, r));
             }
@@ -133,13 +240,13 @@ pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
     }
     if args.update {
         if let Err(e) = std::fs::create_dir_all(&args.dir) {
-            let _ = writeln!(stderr, "error: {}: {e}", args.dir.display());
+            let _ = writeln!(stderr, "error: {}: {}", args.dir.display(), describe_io(&e));
             return ExitCode::from(2);
         }
         for (path, head, r) in changed.iter().chain(&new) {
             let head = head.clone().unwrap_or_else(|| header(r));
-            if let Err(e) = std::fs::write(path, format!("---\n{head}\n---\n{}", r.text)) {
-                let _ = writeln!(stderr, "error: {}: cannot write: {e}", path.display());
+            if let Err(e) = write_atomically(path, &format!("---\n{head}\n---\n{}", r.text)) {
+                let _ = writeln!(stderr, "error: {e}");
                 return ExitCode::from(2);
             }
         }

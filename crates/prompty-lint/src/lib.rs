@@ -143,8 +143,26 @@ pub fn lint(text: &str, loaded: &Loaded) -> Vec<Finding> {
     for rule in rules::REGISTRY {
         (rule.check)(&cx, &mut out);
     }
+    hide_secrets(&mut out, loaded.secrets());
     sort(&mut out);
     out
+}
+
+/// No finding quotes a value `${env:}` supplied (the loader's diagnostics are redacted by
+/// the loader), and no fix writes one into the file.
+fn hide_secrets(findings: &mut [Finding], secrets: &prompty_syntax::Secrets) {
+    if secrets.is_empty() {
+        return;
+    }
+    for f in findings {
+        secrets.redact_diagnostic(&mut f.diagnostic);
+        if f.fix.as_ref().is_some_and(|fix| secrets.redact(&fix.replacement) != fix.replacement.as_str()) {
+            f.fix = None;
+        }
+        if let Some(fix) = &mut f.fix {
+            secrets.redact_string(&mut fix.title);
+        }
+    }
 }
 
 /// What [`check`] found in one file.

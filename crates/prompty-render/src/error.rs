@@ -52,6 +52,15 @@ impl Error {
         self
     }
 
+    /// The error with every value `${env:}` supplied shown as its reference.
+    pub(crate) fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
+        secrets.redact_string(&mut self.message);
+        if let Some(input) = &mut self.input {
+            secrets.redact_string(input);
+        }
+        self
+    }
+
     /// The kind of error.
     pub fn kind(&self) -> ErrorKind {
         self.kind

@@ -66,6 +66,11 @@ impl Renderer {
 
     /// Compiles the prompt's template.
     pub fn with_options(prompt: Prompt, options: RenderOptions) -> Result<Self, Error> {
+        let secrets = prompt.secrets.clone();
+        Self::build(prompt, options).map_err(|e| e.redacted(&secrets))
+    }
+
+    fn build(prompt: Prompt, options: RenderOptions) -> Result<Self, Error> {
         let profile = options.profile.unwrap_or(prompt.profile);
         if prompt.template.parser.kind != "prompty" {
             return Err(Error::new(
@@ -102,6 +107,10 @@ impl Renderer {
     /// Validates inputs and renders the template to text, without the role split: what
     /// the reference engine's render step returns. Rich inputs appear as their nonces.
     pub fn render_text(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
+        self.render_text_inner(inputs).map_err(|e| self.without_secrets(e, |r| r.render_text_inner(inputs).err()))
+    }
+
+    fn render_text_inner(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
         let (mut ctx, _) = self.context(inputs)?;
         if self.profile == Profile::Promptflow {
             Escapes::escape(&mut ctx)?;
@@ -112,6 +121,10 @@ impl Renderer {
 
     /// Validates inputs, renders, splits into messages and expands rich inputs.
     pub fn prepare(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
+        self.prepare_inner(inputs).map_err(|e| self.without_secrets(e, |r| r.prepare_inner(inputs).err()))
+    }
+
+    fn prepare_inner(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
         let (mut ctx, rich) = self.context(inputs)?;
         match self.profile {
             Profile::Spec => {
@@ -140,6 +153,15 @@ impl Renderer {
     /// interpolated values with the input they came from. A strict input (`strict: true`
     /// or named in `strict_inputs`) whose value forges a role line is an error.
     pub fn render_segments(
+        &self,
+        inputs: &Map<String, Value>,
+        strict_inputs: &[String],
+    ) -> Result<Vec<Segment>, Error> {
+        self.render_segments_inner(inputs, strict_inputs)
+            .map_err(|e| self.without_secrets(e, |r| r.render_segments_inner(inputs, strict_inputs).err()))
+    }
+
+    fn render_segments_inner(
         &self,
         inputs: &Map<String, Value>,
         strict_inputs: &[String],
@@ -183,6 +205,24 @@ impl Renderer {
         }
         push_literal(&mut segments, text.get(pos..).unwrap_or(""));
         Ok(segments)
+    }
+
+    /// `e` without the values `${env:}` supplied (input defaults, the v1 sample). A message
+    /// may quote rendered text, even cut short, so the render is repeated with each such
+    /// value replaced by its reference; when that fails the same way, its error is the one
+    /// shown. Otherwise every occurrence of a value in `e` is replaced.
+    fn without_secrets(&self, e: Error, again: impl Fn(&Renderer) -> Option<Error>) -> Error {
+        let secrets = &self.prompt.secrets;
+        if secrets.is_empty() {
+            return e;
+        }
+        let options =
+            RenderOptions { limits: self.limits, profile: Some(self.profile), source: self.location.file.clone() };
+        let shown = Renderer::build(self.prompt.redacted_inputs(), options).ok().and_then(|r| again(&r));
+        match shown {
+            Some(same) if same.kind() == e.kind() && same.span() == e.span() => same.redacted(secrets),
+            _ => e.redacted(secrets),
+        }
     }
 
     fn plain_engine(&self) -> Result<&Engine, Error> {

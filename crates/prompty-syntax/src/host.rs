@@ -45,6 +45,11 @@ pub trait Host {
     fn canonicalize(&self, path: &Path) -> Result<PathBuf, HostError>;
     /// Reads a regular file's bytes.
     fn read(&self, path: &Path) -> Result<Vec<u8>, HostError>;
+    /// The target of the symbolic link at `path`, as written; `None` when `path` is not a
+    /// symbolic link (or the host has none).
+    fn read_link(&self, _path: &Path) -> Option<PathBuf> {
+        None
+    }
     /// Reads a regular UTF-8 file.
     fn read_to_string(&self, path: &Path) -> Result<String, HostError> {
         String::from_utf8(self.read(path)?).map_err(|_| HostError::NotText)

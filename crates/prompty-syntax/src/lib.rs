@@ -22,6 +22,7 @@ mod lower;
 mod model;
 mod refs;
 pub mod schema;
+mod secret;
 pub mod split;
 mod suggest;
 pub mod yaml;
@@ -38,6 +39,7 @@ pub use model::{
 };
 pub use refs::{Reference, parse_reference};
 pub use schema::front_matter_schema;
+pub use secret::{Secret, Secrets};
 pub use suggest::did_you_mean;
 
 /// The largest file the loader accepts.
@@ -80,6 +82,12 @@ impl Loaded {
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The values `${env:}` supplied while loading (none when there is no prompt).
+    pub fn secrets(&self) -> &Secrets {
+        static NONE: Secrets = Secrets::new();
+        self.prompt.as_ref().map_or(&NONE, |p| &p.secrets)
     }
 
     /// The prompt if there is no error, else the diagnostics.
@@ -219,10 +227,15 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
         profile,
         lint: options.lint,
     };
-    resolver.resolve(&mut root, &mut diagnostics);
-    let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile, v1_types: Vec::new() };
+    let secrets = resolver.resolve(&mut root, &mut diagnostics);
+    let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile, secrets: &secrets, v1_types: Vec::new() };
     let (mut prompt, legacy) = lowerer.prompt(&root);
     prompt.legacy = legacy;
+    // No message quotes a value an environment variable supplied.
+    for d in &mut diagnostics {
+        secrets.redact_diagnostic(d);
+    }
+    prompt.secrets = secrets;
     let body = parts.body.text;
     prompt.body_span = parts.body.span.clone();
     prompt.instructions = match profile {

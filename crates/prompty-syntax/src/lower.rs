@@ -96,6 +96,9 @@ pub fn detect_profile(root: &Node) -> Profile {
 pub(crate) struct Lowerer<'d> {
     pub(crate) diags: &'d mut Vec<Diagnostic>,
     pub(crate) profile: Profile,
+    /// The values `${env:}` supplied: never the base of a "did you mean" (the suggestion
+    /// would tell what the value is close to).
+    pub(crate) secrets: &'d crate::secret::Secrets,
     /// v1 `type` keys seen in the current property list: (key span, name, v2 kind).
     pub(crate) v1_types: Vec<(std::ops::Range<usize>, String, PropertyKind)>,
 }
@@ -257,6 +260,7 @@ impl Lowerer<'_> {
             profile: self.profile,
             legacy: None,
             body_span: 0..0,
+            secrets: crate::secret::Secrets::default(),
         };
         let has_legacy = legacy != Legacy::default();
         (prompt, has_legacy.then_some(legacy))
@@ -533,7 +537,8 @@ impl Lowerer<'_> {
                     Some(kind) => kind,
                     None => {
                         let names: Vec<&str> = PropertyKind::ALL.iter().map(|k| k.as_str()).collect();
-                        let help = match did_you_mean(&text, &names) {
+                        let guess = if self.secrets.contains(&text) { None } else { did_you_mean(&text, &names) };
+                        let help = match guess {
                             Some(s) => format!("did you mean `{s}`?"),
                             None => format!("use one of: {}", names.join(", ")),
                         };
@@ -858,7 +863,8 @@ impl Lowerer<'_> {
         if known.contains(&kind) || (what == "format" && kind == "nunjucks") {
             return;
         }
-        let help = match did_you_mean(kind, known) {
+        let guess = if self.secrets.contains(kind) { None } else { did_you_mean(kind, known) };
+        let help = match guess {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("supported: {}", known.join(", ")),
         };

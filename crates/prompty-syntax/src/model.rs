@@ -6,6 +6,8 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::secret::Secrets;
+
 /// Which reference engine a file is rendered like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -70,6 +72,10 @@ pub struct Prompt {
     /// Byte span of the body in the original file.
     #[serde(skip)]
     pub body_span: Range<usize>,
+    /// The values `${env:}` supplied: secret. The fields above hold the real values; show
+    /// [`Prompt::redacted`] instead of the prompt itself.
+    #[serde(skip)]
+    pub secrets: Secrets,
 }
 
 impl Prompt {

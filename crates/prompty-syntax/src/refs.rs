@@ -5,7 +5,7 @@
 //! inside that folder or a root the host allows. References inside loaded JSON and YAML
 //! files resolve too, relative to the loaded file, with a depth limit against cycles.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use nom::bytes::complete::{tag, take_till, take_while1};
 use nom::combinator::{all_consuming, opt, rest};
@@ -16,6 +16,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::host::{Host, HostError, normalize};
 use crate::model::Profile;
+use crate::secret::Secrets;
 use crate::yaml::{Node, NodeValue};
 
 /// How deep `${file:}` references may nest.
@@ -45,6 +46,8 @@ struct Spent {
     loads: std::cell::Cell<usize>,
     bytes: std::cell::Cell<usize>,
     reported: std::cell::Cell<bool>,
+    /// The values `${env:}` supplied so far.
+    secrets: std::cell::RefCell<Secrets>,
 }
 
 /// A parsed reference: protocol and the rest.
@@ -97,11 +100,13 @@ pub(crate) struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    /// Resolves every reference in `node`, in place, collecting problems.
-    pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) {
+    /// Resolves every reference in `node`, in place, collecting problems. Returns the values
+    /// environment variables supplied.
+    pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Secrets {
         let roots = self.roots();
         let spent = Spent::default();
         self.walk(node, Walk { dir: self.base_dir.as_deref(), roots: &roots, depth: 0, spent: &spent }, diags);
+        spent.secrets.into_inner()
     }
 
     fn roots(&self) -> Vec<PathBuf> {
@@ -147,7 +152,10 @@ impl Resolver<'_> {
             "env" => {
                 let (name, default) = split_env(r.value);
                 match (self.host.env(name), default) {
-                    (Some(v), _) => Some(Node { value: NodeValue::String(v), span: span.clone() }),
+                    (Some(v), _) => {
+                        at.spent.secrets.borrow_mut().add(name, &v);
+                        Some(Node { value: NodeValue::String(v), span: span.clone() })
+                    }
                     (None, Some(d)) => Some(Node { value: NodeValue::String(d.to_owned()), span: span.clone() }),
                     (None, None) if self.lint && self.profile == Profile::Spec => {
                         diags.push(
@@ -249,7 +257,14 @@ impl Resolver<'_> {
         let canonical = match self.host.canonicalize(&joined) {
             Ok(c) => c,
             Err(e) => {
-                diags.push(unreadable(e));
+                // The path cannot be resolved. Whether its deepest resolvable folder lies
+                // outside the roots (a symlinked folder pointing out) decides the answer,
+                // so a missing file out there reads exactly like an existing one.
+                if self.resolves_outside(dir, rel, roots) {
+                    diags.push(outside(rel, span));
+                } else {
+                    diags.push(unreadable(e));
+                }
                 return None;
             }
         };
@@ -310,6 +325,56 @@ impl Resolver<'_> {
             self.walk(&mut node, Walk { dir: sub_dir.as_deref(), depth: at.depth + 1, ..at }, diags);
         }
         Some(node)
+    }
+}
+
+impl Resolver<'_> {
+    /// Whether resolving `rel` from `dir` touches the file system outside every root: the
+    /// path is followed component by component, symbolic links included (their targets
+    /// read through the host), without needing the components to exist. A path whose
+    /// resolution passes outside is reported as outside whatever lies there, so the
+    /// answer never tells whether something outside exists.
+    fn resolves_outside(&self, dir: &Path, rel: &str, roots: &[PathBuf]) -> bool {
+        /// As many links as Linux follows before ELOOP.
+        const MAX_LINKS: usize = 40;
+        let Ok(start) = self.host.canonicalize(dir) else { return false };
+        let inside = |p: &Path| roots.iter().any(|root| p.starts_with(root));
+        let above_a_root = |p: &Path| roots.iter().any(|root| root.starts_with(p));
+        let mut out = start;
+        // Components still to walk, each as an owned single-component path.
+        let mut queue: std::collections::VecDeque<PathBuf> =
+            Path::new(rel).components().map(|c| PathBuf::from(c.as_os_str())).collect();
+        let mut links = 0;
+        while let Some(piece) = queue.pop_front() {
+            let Some(c) = piece.components().next() else { continue };
+            match c {
+                Component::Prefix(_) | Component::RootDir => out = piece.clone(),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(name) => {
+                    let next = out.join(name);
+                    match self.host.read_link(&next) {
+                        Some(target) => {
+                            links += 1;
+                            if links > MAX_LINKS {
+                                return true;
+                            }
+                            for t in target.components().rev() {
+                                queue.push_front(PathBuf::from(t.as_os_str()));
+                            }
+                            continue;
+                        }
+                        None => out = next,
+                    }
+                }
+            }
+            if !inside(&out) && !above_a_root(&out) {
+                return true;
+            }
+        }
+        !inside(&out)
     }
 }
 

@@ -229,3 +229,40 @@ pub enum Error {
         key: String,
     },
 }
+
+impl Error {
+    /// The error with every value `${env:}` supplied shown as its reference.
+    pub(crate) fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
+        for s in self.strings_mut() {
+            secrets.redact_string(s);
+        }
+        self
+    }
+
+    /// Every text field that may quote the prompt or the response.
+    fn strings_mut(&mut self) -> Vec<&mut String> {
+        match self {
+            Self::UnknownProvider { provider: s }
+            | Self::UnknownApi { api: s }
+            | Self::PromptflowApi { api: s, .. }
+            | Self::SchemaKind { path: s, .. }
+            | Self::EmptyUnion { path: s, .. }
+            | Self::AmbiguousUnion { path: s, .. }
+            | Self::StrictArrayItems { path: s, .. }
+            | Self::UnsupportedPart { role: s, .. }
+            | Self::MissingMediaType { role: s, .. }
+            | Self::UnsupportedRole { role: s, .. }
+            | Self::BadResponse { problem: s, .. }
+            | Self::ProviderError { message: s, .. }
+            | Self::InvalidJson { problem: s, .. }
+            | Self::MissingOutputKey { key: s, .. } => vec![s],
+            Self::UnsupportedTool { tool, kind, .. } => vec![tool, kind],
+            Self::BadMetadata { role, problem, .. } => vec![role, problem],
+            Self::UnsupportedApi { .. }
+            | Self::MissingModel { .. }
+            | Self::MissingDeployment { .. }
+            | Self::PromptflowTarget { .. }
+            | Self::NothingToEmbed { .. } => Vec::new(),
+        }
+    }
+}

@@ -72,7 +72,21 @@ pub struct Compiled {
 /// v2 prompts map `model.options`, `tools` and `outputs` to the provider's names;
 /// v1 (promptflow profile) prompts send `model.parameters` verbatim and compile only to
 /// OpenAI-style chat.
+///
+/// Errors and warnings never quote a value `${env:}` supplied: they show `${env:NAME}`.
 pub fn compile(prompt: &Prompt, messages: &[Message], target: Target) -> Result<Compiled, Error> {
+    let secrets = &prompt.secrets;
+    match compile_inner(prompt, messages, target) {
+        Ok(mut c) if !secrets.is_empty() => {
+            c.warnings = c.warnings.into_iter().map(|w| w.redacted(secrets)).collect();
+            Ok(c)
+        }
+        Ok(c) => Ok(c),
+        Err(e) => Err(e.redacted(secrets)),
+    }
+}
+
+fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Result<Compiled, Error> {
     if prompt.profile == Profile::Promptflow {
         return promptflow::compile(prompt, messages, &target);
     }

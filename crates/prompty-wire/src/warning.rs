@@ -132,6 +132,30 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// The warning with every value `${env:}` supplied shown as its reference.
+    pub(crate) fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
+        let strings: Vec<&mut String> = match &mut self {
+            Self::ShadowedOption { key: s, .. }
+            | Self::EmptyStrictObject { path: s, .. }
+            | Self::OneOfAsAnyOf { path: s, .. }
+            | Self::MovedSystemMessage { role: s, .. }
+            | Self::DroppedEmptyMessage { role: s, .. } => vec![s],
+            Self::DroppedMetadata { role, key, .. } => vec![role, key],
+            Self::UnknownBinding { tool, param, .. } => vec![tool, param],
+            Self::UnsupportedOption { .. }
+            | Self::IgnoredTools { .. }
+            | Self::IgnoredOutputs { .. }
+            | Self::UnenforcedOutputs { .. }
+            | Self::IgnoredPart { .. }
+            | Self::ParallelToolCallsWithoutTools { .. }
+            | Self::EmptyImagePrompt { .. } => Vec::new(),
+        };
+        for s in strings {
+            secrets.redact_string(s);
+        }
+        self
+    }
+
     /// The provider the warning is about.
     pub fn provider(&self) -> Provider {
         match self {

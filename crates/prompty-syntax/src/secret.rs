@@ -1,0 +1,348 @@
+//! Values that came from `${env:NAME}` are secret.
+//!
+//! Resolution records every value an environment variable supplied, with the variable's
+//! name, in the prompt's [`Secrets`]. The prompt itself keeps the real values (a request
+//! needs the real key), and every display path shows the reference instead:
+//!
+//! - [`Prompt::redacted`] is the prompt as `prompty load` prints it: every front-matter
+//!   string that equals an environment value reads `${env:NAME}`.
+//! - [`Prompt::redacted_inputs`] replaces them only in input defaults and the v1 `sample`,
+//!   the values a rendering can show; snapshots render it.
+//! - [`Secrets::redact`] replaces every occurrence in a message; the loader applies it to
+//!   its diagnostics, and the linter, the renderer and the wire compiler to theirs.
+//!
+//! An empty value hides nothing and is never replaced. A value shorter than
+//! [`Secrets::ANYWHERE`] bytes is replaced only where it stands as a word of its own
+//! (`` `abc` ``, not inside `abcdef`), so that a short value does not mangle every message.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::Diagnostic;
+use crate::model::{Connection, Model, Prompt, Property, Tool};
+
+/// One value an environment variable supplied.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// The variable's name.
+    pub name: String,
+    /// The value; never shown.
+    pub value: String,
+}
+
+impl Secret {
+    /// How the value is shown: the reference that supplied it.
+    pub fn reference(&self) -> String {
+        format!("${{env:{}}}", self.name)
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Secret").field("name", &self.name).field("value", &"<redacted>").finish()
+    }
+}
+
+/// Every value `${env:}` supplied to one prompt, longest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Secrets {
+    entries: Vec<Secret>,
+}
+
+impl Secrets {
+    /// Values at least this long are replaced wherever they occur in a message; shorter
+    /// ones only where they stand as a word of their own.
+    pub const ANYWHERE: usize = 8;
+
+    /// No secrets.
+    pub const fn new() -> Self {
+        Self { entries: Vec::new() }
+    }
+
+    /// Records that variable `name` supplied `value`. Empty values hide nothing and are
+    /// not recorded.
+    pub fn add(&mut self, name: &str, value: &str) {
+        if value.is_empty() || self.entries.iter().any(|s| s.value == value) {
+            return;
+        }
+        let at = self.entries.partition_point(|s| s.value.len() >= value.len());
+        self.entries.insert(at, Secret { name: name.to_owned(), value: value.to_owned() });
+    }
+
+    /// Whether there is nothing to hide.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The recorded values, longest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Secret> {
+        self.entries.iter()
+    }
+
+    /// The secret whose value is exactly `value`.
+    pub fn find(&self, value: &str) -> Option<&Secret> {
+        self.entries.iter().find(|s| s.value == value)
+    }
+
+    /// Whether `value` is exactly a secret.
+    pub fn contains(&self, value: &str) -> bool {
+        self.find(value).is_some()
+    }
+
+    /// `value` as it may be shown: `${env:NAME}` when it is a secret, else itself.
+    pub fn show<'a>(&self, value: &'a str) -> Cow<'a, str> {
+        match self.find(value) {
+            Some(s) => Cow::Owned(s.reference()),
+            None => Cow::Borrowed(value),
+        }
+    }
+
+    /// `text` with every occurrence of a secret replaced by its reference. At each place
+    /// the longest secret that matches wins, and replacements are never searched again.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.entries.is_empty() || !self.entries.iter().any(|s| text.contains(s.value.as_str())) {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut i = 0;
+        let mut copied = 0;
+        while i < text.len() {
+            let rest = &text[i..];
+            let hit = self.entries.iter().find(|s| {
+                rest.starts_with(s.value.as_str())
+                    && (s.value.len() >= Self::ANYWHERE || stands_alone(text, i, i + s.value.len()))
+            });
+            match hit {
+                Some(s) => {
+                    out.push_str(&text[copied..i]);
+                    out.push_str(&s.reference());
+                    i += s.value.len();
+                    copied = i;
+                }
+                None => i += rest.chars().next().map_or(1, char::len_utf8),
+            }
+        }
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
+    }
+
+    /// Redacts `s` in place.
+    pub fn redact_string(&self, s: &mut String) {
+        if let Cow::Owned(r) = self.redact(s) {
+            *s = r;
+        }
+    }
+
+    /// Redacts a diagnostic's message and help in place.
+    pub fn redact_diagnostic(&self, d: &mut Diagnostic) {
+        self.redact_string(&mut d.message);
+        if let Some(h) = &mut d.help {
+            self.redact_string(h);
+        }
+    }
+
+    /// Replaces every string in `v` that is exactly a secret by its reference.
+    pub fn redact_value(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => self.replace_exact(s),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_value(i)),
+            Value::Object(m) => self.redact_map(m),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
+    fn redact_map(&self, m: &mut Map<String, Value>) {
+        m.values_mut().for_each(|v| self.redact_value(v));
+    }
+
+    fn replace_exact(&self, s: &mut String) {
+        if let Some(secret) = self.find(s) {
+            *s = secret.reference();
+        }
+    }
+
+    fn opt(&self, s: &mut Option<String>) {
+        if let Some(s) = s {
+            self.replace_exact(s);
+        }
+    }
+
+    fn opt_value(&self, v: &mut Option<Value>) {
+        if let Some(v) = v {
+            self.redact_value(v);
+        }
+    }
+
+    fn opt_map(&self, m: &mut Option<Map<String, Value>>) {
+        if let Some(m) = m {
+            self.redact_map(m);
+        }
+    }
+
+    fn connection(&self, c: &mut Option<Connection>) {
+        if let Some(c) = c {
+            self.replace_exact(&mut c.kind);
+            self.redact_map(&mut c.fields);
+        }
+    }
+
+    fn model(&self, m: &mut Model) {
+        self.replace_exact(&mut m.id);
+        self.opt(&mut m.provider);
+        self.opt(&mut m.api_type);
+        self.connection(&mut m.connection);
+        if let Some(o) = &mut m.options {
+            o.stop_sequences.iter_mut().flatten().for_each(|s| self.replace_exact(s));
+            self.opt_map(&mut o.additional_properties);
+        }
+    }
+
+    /// Every string of a property; `values_only` leaves names, descriptions and kinds (what
+    /// rendering looks up) alone and redacts defaults only.
+    fn property(&self, p: &mut Property, values_only: bool) {
+        self.opt_value(&mut p.default);
+        if !values_only {
+            self.replace_exact(&mut p.name);
+            self.opt(&mut p.description);
+            self.opt_value(&mut p.example);
+            p.enum_values.iter_mut().flatten().for_each(|v| self.redact_value(v));
+        }
+        let nested =
+            p.items.iter_mut().map(Box::as_mut).chain(
+                [&mut p.properties, &mut p.one_of, &mut p.any_of].into_iter().flat_map(|l| l.iter_mut().flatten()),
+            );
+        for q in nested {
+            self.property(q, values_only);
+        }
+    }
+
+    fn tool(&self, t: &mut Tool) {
+        self.replace_exact(&mut t.name);
+        self.replace_exact(&mut t.kind);
+        self.opt(&mut t.description);
+        t.parameters.iter_mut().flatten().for_each(|p| self.property(p, false));
+        self.opt_map(&mut t.bindings);
+        self.connection(&mut t.connection);
+        self.opt(&mut t.server_name);
+        self.opt(&mut t.server_description);
+        self.opt_value(&mut t.approval_mode);
+        t.allowed_tools.iter_mut().flatten().for_each(|s| self.replace_exact(s));
+        self.opt(&mut t.specification);
+        self.opt_map(&mut t.options);
+    }
+}
+
+/// Whether `text[start..end]` is not part of a longer word.
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    !text[..start].chars().next_back().is_some_and(word) && !text[end..].chars().next().is_some_and(word)
+}
+
+impl Prompt {
+    /// The prompt as it may be shown: every front-matter string that is exactly a value
+    /// `${env:}` supplied reads `${env:NAME}` instead. The copy holds no secret (its own
+    /// [`Prompt::secrets`] is empty); the body is left as written.
+    pub fn redacted(&self) -> Prompt {
+        let mut p = self.clone();
+        let s = std::mem::take(&mut p.secrets);
+        if s.is_empty() {
+            return p;
+        }
+        s.opt(&mut p.name);
+        s.opt(&mut p.display_name);
+        s.opt(&mut p.description);
+        s.opt_map(&mut p.metadata);
+        if let Some(m) = &mut p.model {
+            s.model(m);
+        }
+        for list in [&mut p.inputs, &mut p.outputs] {
+            list.iter_mut().flatten().for_each(|q| s.property(q, false));
+        }
+        p.tools.iter_mut().flatten().for_each(|t| s.tool(t));
+        let t = &mut p.template;
+        s.replace_exact(&mut t.format.kind);
+        s.opt_map(&mut t.format.options);
+        s.replace_exact(&mut t.parser.kind);
+        s.opt_map(&mut t.parser.options);
+        if let Some(l) = &mut p.legacy {
+            s.opt(&mut l.api);
+            s.opt_map(&mut l.configuration);
+            s.opt_map(&mut l.parameters);
+            s.opt_value(&mut l.sample);
+        }
+        p
+    }
+
+    /// The prompt with secrets replaced only where a rendering can show them: input
+    /// defaults and the v1 `sample`. Names, kinds and the template stay, so the copy
+    /// renders like the original, with `${env:NAME}` where a secret would appear. Its own
+    /// [`Prompt::secrets`] is empty.
+    pub fn redacted_inputs(&self) -> Prompt {
+        let mut p = self.clone();
+        let s = std::mem::take(&mut p.secrets);
+        p.inputs.iter_mut().flatten().for_each(|q| s.property(q, true));
+        if let Some(l) = &mut p.legacy {
+            s.opt_value(&mut l.sample);
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secrets(pairs: &[(&str, &str)]) -> Secrets {
+        let mut s = Secrets::new();
+        for (n, v) in pairs {
+            s.add(n, v);
+        }
+        s
+    }
+
+    #[test]
+    fn redact_replaces_every_occurrence_longest_first() {
+        let s = secrets(&[("SHORT", "sk-test"), ("KEY", "sk-test-SECRET-1234")]);
+        assert_eq!(s.redact("a sk-test-SECRET-1234 b sk-test c"), "a ${env:KEY} b ${env:SHORT} c");
+        assert_eq!(s.redact("no secret here"), "no secret here");
+        assert!(matches!(s.redact("no secret here"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn short_values_are_replaced_only_as_words() {
+        let s = secrets(&[("K", "strng")]);
+        assert_eq!(s.redact("unknown kind `strng` for `x`"), "unknown kind `${env:K}` for `x`");
+        assert_eq!(s.redact("strngs and xstrng stay"), "strngs and xstrng stay");
+        let long = secrets(&[("K", "abcdefgh")]);
+        assert_eq!(long.redact("xabcdefghx"), "x${env:K}x");
+    }
+
+    #[test]
+    fn replacements_are_not_searched_again() {
+        // A secret that occurs in the reference text itself must not rewrite it.
+        let s = secrets(&[("env", "env"), ("X", "value-of-x")]);
+        assert_eq!(s.redact("value-of-x"), "${env:X}");
+    }
+
+    #[test]
+    fn empty_values_are_not_secrets() {
+        let s = secrets(&[("E", "")]);
+        assert!(s.is_empty());
+        assert_eq!(s.redact(""), "");
+    }
+
+    #[test]
+    fn debug_never_shows_the_value() {
+        let s = secrets(&[("KEY", "sk-test-SECRET-1234")]);
+        let shown = format!("{s:?}");
+        assert!(shown.contains("KEY") && !shown.contains("SECRET-1234"), "{shown}");
+    }
+
+    #[test]
+    fn multibyte_text_is_walked_by_characters() {
+        let s = secrets(&[("K", "é-secret-value")]);
+        assert_eq!(s.redact("ü é-secret-value ü"), "ü ${env:K} ü");
+    }
+}
