@@ -275,11 +275,15 @@ pub(crate) fn load_renderer(file: &Path, load: &LoadArgs) -> Result<(Renderer, A
 pub(crate) fn warn_undeclared(file: &Path, prompt: &Prompt, given: &serde_json::Map<String, serde_json::Value>) {
     let Some(declared) = prompt.inputs.as_deref() else { return };
     let names: Vec<&str> = declared.iter().map(|p| p.name.as_str()).collect();
+    // A name that came from `${env:}` is shown as its reference and never suggested.
+    let secrets = &prompt.secrets;
+    let public: Vec<&str> = names.iter().copied().filter(|n| !secrets.contains(n)).collect();
+    let shown: Vec<String> = names.iter().map(|n| secrets.show(n).into_owned()).collect();
     let mut err = std::io::stderr().lock();
     for name in given.keys().filter(|k| !names.contains(&k.as_str())) {
-        let hint = match prompty_syntax::did_you_mean(name, &names) {
+        let hint = match prompty_syntax::did_you_mean(name, &public) {
             Some(s) => format!("did you mean `{s}`?"),
-            None => format!("declared: {}", names.join(", ")),
+            None => format!("declared: {}", shown.join(", ")),
         };
         let _ = writeln!(err, "warning: {}: input `{name}` is not declared by the prompt; {hint}", file.display());
     }

@@ -74,7 +74,7 @@ pub(crate) struct Style {
 pub(crate) fn human(path: &Path, text: &str, d: &Diagnostic, style: Style) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let source = Excerpt::new(path.display().to_string(), &visible(text), d.span.clone());
+    let source = Excerpt::new(path.display().to_string(), visible(text), d.span.clone());
     let report = Report { diagnostic: d, source };
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
@@ -118,9 +118,9 @@ struct ColumnFix {
 }
 
 impl Excerpt {
-    fn new(name: String, text: &str, span: Range<usize>) -> Self {
+    fn new(name: String, text: String, span: Range<usize>) -> Self {
         if !text.split('\n').any(|l| l.len() > LONG_LINE) {
-            return Self { name, text: text.to_owned(), span, fix: None };
+            return Self { name, text, span, fix: None };
         }
         let mut out = String::with_capacity(text.len().min(64 * 1024));
         let mut fix = None;
@@ -397,5 +397,32 @@ impl Sarif {
                 "results": self.results,
             }],
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_render_at_every_span() {
+        let lines = ["", "short", &"é".repeat(300), &"a".repeat(400), &"b".repeat(401), &"c".repeat(70_000), "end"];
+        let text = lines.join("\n") + "\n";
+        let index = LineIndex::new(&text);
+        let code = prompty_syntax::codes::WRONG_TYPE;
+        let style = Style { color: false, width: 100 };
+        let mut offsets: Vec<usize> = (0..text.len()).step_by(997).collect();
+        offsets.extend([0, text.len(), text.len() - 1, text.find('c').unwrap_or(0) + 65_536]);
+        for &start in &offsets {
+            let start = (0..=start).rev().find(|&k| text.is_char_boundary(k)).unwrap_or(0);
+            for len in [0, 1, 300, 80_000] {
+                let end = (start + len..=text.len()).find(|&k| text.is_char_boundary(k)).unwrap_or(text.len());
+                let d = Diagnostic::error(code, start..end, "m");
+                let out = human(Path::new("f"), &text, &d, style);
+                let (line, _) = index.line_col(&text, start);
+                assert!(out.contains(&format!("[f:{line}:")), "{start}..{end}:\n{out}");
+                assert!(out.lines().all(|l| l.len() < 2_000), "{start}..{end}: a line is not clipped");
+            }
+        }
     }
 }

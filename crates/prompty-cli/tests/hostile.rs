@@ -18,11 +18,17 @@ struct Out {
 
 /// Runs `prompty ARGS` in `dir`, killing it if it outlives the watchdog.
 fn prompty(dir: &Path, args: &[&str]) -> Out {
+    prompty_env(dir, args, &[])
+}
+
+/// Runs `prompty ARGS` in `dir` with extra environment variables.
+fn prompty_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env("RUST_BACKTRACE", "0")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -325,4 +331,551 @@ fn property_mutated_judge_answers_extract_without_panics() {
         let _ = label::extract(&answer);
     }
     assert!(start.elapsed() < WATCHDOG, "took {:?}", start.elapsed());
+}
+
+// Finding 7: values from `${env:}` are secret. Each test sets a distinctive fake secret in
+// the child's environment and asserts it never reaches stdout or stderr.
+
+const SECRET: &str = "sk-test-SECRET-1234";
+
+/// Asserts that `out` never shows the secret, and returns stdout + stderr.
+#[track_caller]
+fn assert_secret_hidden(out: &Out, what: &str) -> String {
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(!all.contains(SECRET), "{what} shows the secret:\n{all}");
+    assert!(!all.contains("SECRET-1234"), "{what} shows part of the secret:\n{all}");
+    all
+}
+
+/// A prompt that uses one secret as model id, provider, API key, an input's name, an
+/// input's kind and an input's default.
+const LEAKY: &str = "---
+name: leaky
+model:
+  id: ${env:SECRET}
+  provider: ${env:SECRET}
+  connection:
+    kind: key
+    endpoint: https://example.invalid
+    apiKey: ${env:SECRET}
+inputs:
+  - name: ${env:SECRET}
+    kind: string
+  - name: q
+    kind: ${env:SECRET}
+  - name: d
+    kind: string
+    default: ${env:SECRET}
+---
+system:
+{{d}}
+user:
+{{q}}
+";
+
+/// A prompt whose template format is a secret.
+const ENGINE: &str = "---\nname: engine\ntemplate:\n  format: ${env:SECRET}\n  parser: prompty\n---\nuser:\nhi\n";
+
+#[test]
+fn secrets_never_appear_in_check_output_in_any_format() {
+    let tmp = TempDir::new("secret-check");
+    tmp.write("leaky.prompty", LEAKY.as_bytes());
+    tmp.write("engine.prompty", ENGINE.as_bytes());
+    let env = [("SECRET", SECRET)];
+    let expected = [
+        ("P014", "unknown template format `${env:SECRET}`"),
+        ("PL002", "input `${env:SECRET}` is declared but the template never reads it"),
+        ("P016", "unknown kind `${env:SECRET}` for `inputs.q`"),
+    ];
+    for format in ["human", "json", "github", "sarif"] {
+        let out = prompty_env(tmp.path(), &["check", "--format", format, "."], &env);
+        assert_eq!(out.code, Some(1), "{format}: {}", out.stderr);
+        let all = assert_secret_hidden(&out, format);
+        for (code, message) in expected {
+            assert!(all.contains(code) && all.contains(message), "{format}: {code} `{message}` expected in\n{all}");
+        }
+        if format == "sarif" {
+            let log: serde_json::Value = serde_json::from_str(&out.stdout).expect("SARIF is JSON");
+            assert_eq!(log["runs"][0]["results"].as_array().map(Vec::len), Some(3), "{}", out.stdout);
+        }
+    }
+}
+
+#[test]
+fn secrets_are_not_the_base_of_suggestions() {
+    // A misspelt kind written in the file gets a suggestion; the same misspelling from the
+    // environment does not (the suggestion would tell what the secret is close to).
+    let tmp = TempDir::new("secret-suggest");
+    tmp.write("written.prompty", b"---\ninputs:\n  q:\n    kind: strng\n---\nuser:\n{{q}}\n");
+    tmp.write("env.prompty", b"---\ninputs:\n  q:\n    kind: ${env:KIND}\n---\nuser:\n{{q}}\n");
+    let env = [("KIND", "strng")];
+    let written = prompty_env(tmp.path(), &["check", "--format", "json", "written.prompty"], &env);
+    assert!(written.stdout.contains("unknown kind `strng` for `inputs.q`"), "{}", written.stdout);
+    assert!(written.stdout.contains("did you mean `string`?"), "{}", written.stdout);
+    let from_env = prompty_env(tmp.path(), &["check", "--format", "json", "env.prompty"], &env);
+    assert!(from_env.stdout.contains("unknown kind `${env:KIND}` for `inputs.q`"), "{}", from_env.stdout);
+    assert!(from_env.stdout.contains("use one of: string, integer"), "{}", from_env.stdout);
+    assert!(!from_env.stdout.contains("strng") && !from_env.stdout.contains("did you mean"), "{}", from_env.stdout);
+}
+
+#[test]
+fn secrets_load_json_shows_references() {
+    let tmp = TempDir::new("secret-load");
+    tmp.write(
+        "v2.prompty",
+        b"---
+name: v2
+model:
+  id: ${env:MODEL}
+  connection:
+    kind: key
+    endpoint: ${env:ENDPOINT:https://example.invalid}
+    apiKey: ${env:SECRET}
+  options:
+    stopSequences:
+      - ${env:SECRET}
+metadata:
+  shared: ${file:conn.json}
+inputs:
+  d:
+    kind: string
+    default: ${env:SECRET}
+---
+user:
+{{d}}
+",
+    );
+    tmp.write("conn.json", br#"{"apiKey": "${env:SECRET}", "note": "literal"}"#);
+    tmp.write(
+        "v1.prompty",
+        b"---
+name: v1
+model:
+  api: chat
+  configuration:
+    type: azure_openai
+    azure_deployment: ${env:MODEL}
+    api_key: ${env:SECRET}
+sample:
+  q: ${env:SECRET}
+inputs:
+  q:
+    type: string
+---
+system:
+{{q}}
+",
+    );
+    let env = [("SECRET", SECRET), ("MODEL", "my-deployment")];
+    let out = prompty_env(tmp.path(), &["load", "v2.prompty"], &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_secret_hidden(&out, "load v2");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["model"]["id"], "${env:MODEL}");
+    assert_eq!(v["model"]["connection"]["apiKey"], "${env:SECRET}");
+    // A default given in the reference is written in the file: not secret.
+    assert_eq!(v["model"]["connection"]["endpoint"], "https://example.invalid");
+    assert_eq!(v["model"]["options"]["stopSequences"], serde_json::json!(["${env:SECRET}"]));
+    assert_eq!(v["metadata"]["shared"], serde_json::json!({"apiKey": "${env:SECRET}", "note": "literal"}));
+    assert_eq!(v["inputs"][0]["default"], "${env:SECRET}");
+    assert!(!out.stdout.contains("my-deployment"), "{}", out.stdout);
+
+    let out = prompty_env(tmp.path(), &["load", "v1.prompty"], &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_secret_hidden(&out, "load v1");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["legacy"]["configuration"]["api_key"], "${env:SECRET}");
+    assert_eq!(v["legacy"]["configuration"]["azure_deployment"], "${env:MODEL}");
+    assert_eq!(v["legacy"]["sample"]["q"], "${env:SECRET}");
+    assert_eq!(v["model"]["id"], "${env:MODEL}");
+    assert_eq!(v["model"]["provider"], "foundry");
+}
+
+#[test]
+fn secrets_load_errors_show_references() {
+    let tmp = TempDir::new("secret-load-error");
+    tmp.write("leaky.prompty", LEAKY.as_bytes());
+    tmp.write("engine.prompty", ENGINE.as_bytes());
+    let env = [("SECRET", SECRET)];
+    for (file, message) in [
+        ("leaky.prompty", "leaky.prompty:14:11: unknown kind `${env:SECRET}` for `inputs.q` [P016]"),
+        ("engine.prompty", "engine.prompty:4:11: unknown template format `${env:SECRET}` [P014]"),
+    ] {
+        for cmd in ["load", "render", "compile"] {
+            let out = prompty_env(tmp.path(), &[cmd, file], &env);
+            assert_eq!(out.code, Some(2), "{cmd} {file}: {}", out.stderr);
+            assert_secret_hidden(&out, cmd);
+            assert_eq!(out.stderr, format!("error: {message}\n"), "{cmd} {file}");
+        }
+    }
+}
+
+#[test]
+fn secrets_render_and_compile_errors_show_references() {
+    let tmp = TempDir::new("secret-render");
+    // The provider and the API come from the environment and are not ones `compile` knows.
+    tmp.write("provider.prompty", b"---\nmodel:\n  id: m\n  provider: ${env:SECRET}\n---\nuser:\nhi\n");
+    tmp.write("api.prompty", b"---\nmodel:\n  id: m\n  apiType: ${env:SECRET}\n---\nuser:\nhi\n");
+    // A tool whose name is a secret binds a parameter it does not have: a warning.
+    tmp.write(
+        "tool.prompty",
+        b"---
+model: m
+inputs:
+  u: {kind: string, default: x}
+tools:
+  - name: ${env:SECRET}
+    kind: function
+    parameters: {a: {kind: string}}
+    bindings: {nope: u}
+---
+user:
+hi
+",
+    );
+    // A v1 prompt whose sample puts a long secret before the first role line: promptflow
+    // quotes the first 60 characters of that text, which cuts the secret short.
+    tmp.write("pretext.prompty", b"---\nmodel:\n  api: chat\nsample:\n  pre: ${env:LONG}\n---\n{{pre}}\nsystem:\nhi\n");
+    let long = format!("{SECRET}-{}", "x".repeat(80));
+    let env = [("SECRET", SECRET), ("LONG", long.as_str())];
+
+    let out = prompty_env(tmp.path(), &["compile", "provider.prompty"], &env);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_secret_hidden(&out, "compile provider");
+    assert!(out.stderr.starts_with("error: provider.prompty: unknown provider `${env:SECRET}`"), "{}", out.stderr);
+
+    let out = prompty_env(tmp.path(), &["compile", "api.prompty"], &env);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_secret_hidden(&out, "compile api");
+    assert!(out.stderr.starts_with("error: api.prompty: Unsupported API type: `${env:SECRET}`"), "{}", out.stderr);
+
+    let out = prompty_env(tmp.path(), &["compile", "tool.prompty"], &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stderr.contains("tool `${env:SECRET}` binds `nope`"), "{}", out.stderr);
+    // The request itself carries the real name: that is what is sent.
+    assert!(out.stdout.contains(SECRET), "{}", out.stdout);
+    assert!(!out.stderr.contains(SECRET), "{}", out.stderr);
+
+    // An input named by a secret is neither suggested nor listed for a misspelt `--set`.
+    tmp.write(
+        "named.prompty",
+        b"---\ninputs:\n  - name: ${env:SECRET}\n    kind: string\n    default: x\n---\nuser:\nhi\n",
+    );
+    let out = prompty_env(
+        tmp.path(),
+        &["render", "--format", "json", "named.prompty", "--set", "sk-test-SECRET-123=x"],
+        &env,
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_secret_hidden(&out, "render --set");
+    assert_eq!(
+        out.stderr,
+        "warning: named.prompty: input `sk-test-SECRET-123` is not declared by the prompt; declared: ${env:SECRET}\n"
+    );
+
+    for cmd in ["render", "compile"] {
+        let out = prompty_env(tmp.path(), &[cmd, "pretext.prompty"], &env);
+        assert_eq!(out.code, Some(2), "{cmd}: {}", out.stderr);
+        assert_secret_hidden(&out, cmd);
+        assert!(
+            out.stderr.contains("text before the first role line: `${env:LONG}`; promptflow requires"),
+            "{cmd}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn secrets_snapshot_files_show_references() {
+    let tmp = TempDir::new("secret-snapshot");
+    tmp.write(
+        "prompts/greet.prompty",
+        b"---\nname: greet\nmodel:\n  id: m\n  connection:\n    kind: key\n    apiKey: ${env:SECRET}\ninputs:\n  who:\n    kind: string\n    default: ${env:SECRET}\n---\nsystem:\nGreet {{ who | upper }} ({{ who[:7] }}).\n",
+    );
+    let env = [("SECRET", SECRET)];
+    let out = prompty_env(tmp.path(), &["snapshot", "--update"], &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_secret_hidden(&out, "snapshot --update");
+    let snap = std::fs::read_to_string(tmp.path().join("snapshots/greet@default.snap")).expect("written");
+    assert!(!snap.to_lowercase().contains("sk-test") && !snap.contains("SECRET-1234"), "{snap}");
+    assert!(snap.ends_with("=== system ===\nGreet ${ENV:SECRET} (${env:S).\n"), "{snap}");
+    // The snapshot does not depend on the value: another machine's key checks clean.
+    let out = prompty_env(tmp.path(), &["snapshot", "--check"], &[("SECRET", "sk-other-machine-5678")]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    // A rendering error in a snapshot run names the reference too.
+    tmp.write(
+        "prompts/pre.prompty",
+        b"---\nmodel:\n  api: chat\nsample:\n  pre: ${env:SECRET}\n---\n{{pre}}\nsystem:\nhi\n",
+    );
+    let out = prompty_env(tmp.path(), &["snapshot", "--check"], &env);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_secret_hidden(&out, "snapshot error");
+    assert!(out.stderr.contains("text before the first role line: `${env:SECRET}`"), "{}", out.stderr);
+}
+
+// Finding 8: snapshot writes.
+
+/// A prompt folder for `snapshot`: `prompts/greet.prompty` with the given cases file.
+fn snapshot_project(name: &str, cases: &str) -> TempDir {
+    let tmp = TempDir::new(name);
+    tmp.write(
+        "prompts/greet.prompty",
+        b"---\nname: greet\ninputs:\n  who: {kind: string, default: Ada}\n---\nuser:\nHello {{ who }}.\n",
+    );
+    if !cases.is_empty() {
+        tmp.write("prompts/greet.cases.yaml", cases.as_bytes());
+    }
+    tmp
+}
+
+/// The sorted file names of a folder.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("folder")
+        .filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn snapshot_symlinked_snap_file_is_never_written_or_read_through() {
+    let tmp = snapshot_project("snap-symlink", "");
+    let victim = tmp.write("victim/target.txt", b"PRIVATE-CONTENT\n");
+    std::fs::create_dir_all(tmp.path().join("snapshots")).expect("folder");
+    let link = tmp.path().join("snapshots/greet@default.snap");
+    std::os::unix::fs::symlink(&victim, &link).expect("symlink");
+    for mode in ["--update", "--check"] {
+        let out = prompty(tmp.path(), &["snapshot", mode]);
+        assert_eq!(out.code, Some(2), "{mode}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stderr,
+            "error: snapshots/greet@default.snap: the snapshot file is a symbolic link; snapshots are never read or written through links (replace it with a regular snapshot file)\n",
+            "{mode}"
+        );
+        assert!(!out.stdout.contains("PRIVATE") && !out.stderr.contains("PRIVATE"), "{mode}: {}", out.stdout);
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "PRIVATE-CONTENT\n");
+    assert!(std::fs::symlink_metadata(&link).expect("link").file_type().is_symlink());
+    // A symlinked snapshot folder is refused the same way.
+    std::fs::remove_dir_all(tmp.path().join("snapshots")).expect("remove");
+    std::os::unix::fs::symlink(tmp.path().join("victim"), tmp.path().join("snapshots")).expect("symlink");
+    let out = prompty(tmp.path(), &["snapshot", "--update"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.starts_with("error: snapshots: the snapshot folder is a symbolic link"), "{}", out.stderr);
+    assert_eq!(names_in(&tmp.path().join("victim")), ["target.txt"]);
+}
+
+#[test]
+fn snapshot_case_names_stay_inside_the_folder() {
+    let tmp = snapshot_project(
+        "snap-case-names",
+        "\"../../../victim/evil\":\n  who: Mallory\n\"/abs/path\":\n  who: Root\n\"a b%c\":\n  who: Spaces\n..:\n  who: Dots\n",
+    );
+    std::fs::create_dir_all(tmp.path().join("victim")).expect("folder");
+    let out = prompty(tmp.path(), &["snapshot", "--update"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stderr, "0 unchanged, 0 updated, 4 written\n");
+    assert_eq!(
+        names_in(&tmp.path().join("snapshots")),
+        [
+            "greet@%2Fabs%2Fpath.snap",
+            "greet@..%2F..%2F..%2Fvictim%2Fevil.snap",
+            "greet@...snap",
+            "greet@a%20b%25c.snap"
+        ]
+    );
+    assert!(names_in(&tmp.path().join("victim")).is_empty());
+    assert_eq!(names_in(tmp.path()), ["prompts", "snapshots", "victim"]);
+    let evil = std::fs::read_to_string(tmp.path().join("snapshots/greet@..%2F..%2F..%2Fvictim%2Fevil.snap"))
+        .expect("written inside");
+    assert!(evil.contains("description: ../../../victim/evil\n") && evil.ends_with("Hello Mallory.\n"), "{evil}");
+    // The encoded names are found again: a second run sees no change.
+    let out = prompty(tmp.path(), &["snapshot", "--check"]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert_eq!(out.stderr, "4 unchanged, 0 changed, 0 new\n");
+}
+
+#[test]
+fn snapshot_case_names_that_differ_only_in_case_are_refused() {
+    let tmp = snapshot_project("snap-case-collide", "Lin:\n  who: Lin\nlin:\n  who: lin\n");
+    for mode in ["--update", "--check"] {
+        let out = prompty(tmp.path(), &["snapshot", mode]);
+        assert_eq!(out.code, Some(2), "{mode}: {}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            "error: prompts/greet.prompty case `Lin` and prompts/greet.prompty case `lin` would share one snapshot file (snapshots/greet@Lin.snap and snapshots/greet@lin.snap differ only in letter case or are equal); rename one of the cases or prompts\n",
+            "{mode}"
+        );
+    }
+    assert!(!tmp.path().join("snapshots").exists(), "nothing is written");
+    // Two prompts with one file name in different folders would share a file too.
+    let tmp = snapshot_project("snap-two-folders", "");
+    tmp.write("prompts/other/greet.prompty", b"---\nname: other\n---\nuser:\nOther.\n");
+    let out = prompty(tmp.path(), &["snapshot", "--update"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("case `default` and prompts/other/greet.prompty case `default` would share"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn snapshot_writes_are_atomic_for_a_concurrent_reader() {
+    let tmp = snapshot_project("snap-atomic", "");
+    // A large rendering, so that a write in place would be seen half done.
+    let big = "word ".repeat(400_000);
+    let variants = [format!("big:\n  who: A{big}\n"), format!("big:\n  who: B{big}\n")];
+    let snap = tmp.path().join("snapshots/greet@big.snap");
+    tmp.write("prompts/greet.cases.yaml", variants[0].as_bytes());
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
+    let expected_len = std::fs::metadata(&snap).expect("written").len();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (stop, snap) = (stop.clone(), snap.clone());
+        std::thread::spawn(move || {
+            let mut reads = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let text = std::fs::read(&snap).expect("the snapshot is always there");
+                assert_eq!(text.len() as u64, expected_len, "a reader saw a partial snapshot");
+                assert!(text.ends_with(b" word.\n"), "a reader saw a partial snapshot");
+                reads += 1;
+            }
+            reads
+        })
+    };
+    for round in 1..=8 {
+        tmp.write("prompts/greet.cases.yaml", variants[round % 2].as_bytes());
+        let out = prompty(tmp.path(), &["snapshot", "--update"]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        assert_eq!(out.stderr, "0 unchanged, 1 updated, 0 written\n");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reads = reader.join().expect("reader");
+    assert!(reads > 0);
+    assert_eq!(names_in(&tmp.path().join("snapshots")), ["greet@big.snap"], "no temporary file is left");
+}
+
+// Finding 9 (parts).
+
+#[test]
+fn check_diagnostic_past_column_65535_renders_in_every_format() {
+    let tmp = TempDir::new("long-line");
+    let line = format!("{} {{{{ undeclared }}}} {}", "x".repeat(70_000), "y".repeat(1_000));
+    tmp.write("long.prompty", format!("---\nname: t\nmodel: m\n---\nuser:\n{line}\n").as_bytes());
+    let out = prompty(tmp.path(), &["check", "long.prompty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // The excerpt is clipped around the span; the position is the file's.
+    assert!(out.stdout.contains("╭─[long.prompty:6:70005]"), "{}", out.stdout);
+    assert!(out.stdout.contains(" 6 │ …xxxx"), "{}", out.stdout);
+    assert!(out.stdout.contains("{{ undeclared }} yyyy"), "{}", out.stdout);
+    assert!(out.stdout.lines().all(|l| l.chars().count() < 400), "{}", out.stdout);
+    let json = prompty(tmp.path(), &["check", "--format", "json", "long.prompty"]);
+    let v: serde_json::Value = serde_json::from_str(json.stdout.trim()).expect("one JSON line");
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64(), v["end_column"].as_u64()),
+        (Some(6), Some(70005), Some(70015))
+    );
+    let github = prompty(tmp.path(), &["check", "--format", "github", "long.prompty"]);
+    assert!(
+        github.stdout.starts_with("::warning file=long.prompty,line=6,col=70005,endLine=6,endColumn=70015,"),
+        "{}",
+        github.stdout
+    );
+    let sarif = prompty(tmp.path(), &["check", "--format", "sarif", "long.prompty"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("SARIF");
+    assert_eq!(v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"], 70005);
+}
+
+#[test]
+fn file_reference_through_symlinked_folder_is_outside_whether_or_not_the_file_exists() {
+    let tmp = TempDir::new("symlinked-folder");
+    tmp.write("outside/exists.txt", b"OUTSIDE-CONTENT");
+    std::fs::create_dir_all(tmp.path().join("p")).expect("folder");
+    std::os::unix::fs::symlink(tmp.path().join("outside"), tmp.path().join("p/linkdir")).expect("symlink");
+    // File links too: one to an existing file out there, one dangling.
+    std::os::unix::fs::symlink(tmp.path().join("outside/exists.txt"), tmp.path().join("p/to-exists.txt")).expect("ln");
+    std::os::unix::fs::symlink(tmp.path().join("outside/nosuch.txt"), tmp.path().join("p/to-nosuch.txt")).expect("ln");
+    let refs = [
+        "linkdir/exists.txt",
+        "linkdir/nosuch.txt",
+        "linkdir/nosuchdir/x.txt",
+        "linkdir/../outside/exists.txt",
+        "to-exists.txt",
+        "to-nosuch.txt",
+    ];
+    let dir = tmp.path().join("p");
+    for (i, r) in refs.iter().enumerate() {
+        tmp.write(&format!("p/r{i}.prompty"), prompt_referencing(r).as_bytes());
+    }
+    let mut answers = Vec::new();
+    for (i, r) in refs.iter().enumerate() {
+        let file = format!("r{i}.prompty");
+        let load = prompty(&dir, &["load", &file]);
+        assert_eq!(load.code, Some(2), "{r}: {}", load.stderr);
+        let check = prompty(&dir, &["check", "--format", "json", &file]);
+        assert_eq!(check.code, Some(1), "{r}: {}", check.stderr);
+        let all = format!("{}{}", load.stderr, check.stdout).replace(&file, "FILE").replace(r, "REF");
+        assert!(!all.contains("OUTSIDE-CONTENT"));
+        answers.push((r, all));
+    }
+    // Every answer is the same, apart from the path the user wrote (and the span's end).
+    let expected = |r: &str| {
+        format!(
+            "error: FILE:4:11: `${{file:REF}}` resolves outside allowed roots [P022]\n{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\"}}\n",
+            11 + "${file:}".len() + r.len()
+        )
+    };
+    for (r, answer) in &answers {
+        assert_eq!(answer, &expected(r), "{r}");
+    }
+    // Inside the folder, a missing file is still reported as missing.
+    tmp.write("p/missing.prompty", prompt_referencing("nosuchdir/x.txt").as_bytes());
+    let out = prompty(&dir, &["load", "missing.prompty"]);
+    assert_eq!(out.stderr, "error: missing.prompty:4:11: Referenced file not found: nosuchdir/x.txt [P021]\n");
+}
+
+#[test]
+fn check_folder_with_an_unreadable_subfolder_reports_it_and_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("unreadable-folder");
+    tmp.write("a-good.prompty", b"---\nname: good\nmodel: m\n---\nuser:\nhi\n");
+    tmp.write("z-bad.prompty", b"---\nname: bad\nmodel: 42\n---\nuser:\nhi\n");
+    let locked = tmp.path().join("m-locked");
+    std::fs::create_dir_all(&locked).expect("folder");
+    tmp.write("m-locked/hidden.prompty", b"---\nname: hidden\n---\nuser:\nhi\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    let denied = std::fs::read_dir(&locked).is_err();
+    let expected_error = if denied {
+        "error: ./m-locked: cannot read the folder: permission denied; skipped\n".to_owned()
+    } else {
+        // Running with privileges that ignore permissions (root): a folder nested so deep
+        // that its path is longer than the system allows cannot be read either.
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let name = "d".repeat(200);
+        let script = format!("cd m-locked && for i in $(seq 1 24); do mkdir {name} && cd -P {name} || exit 1; done");
+        let ok = Command::new("sh").arg("-c").arg(&script).current_dir(tmp.path()).status().expect("sh").success();
+        assert!(ok, "the deep folder is created");
+        "File name too long".to_owned()
+    };
+    let out = prompty(tmp.path(), &["check", "."]);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    // Both readable files are checked and reported.
+    assert!(out.stdout.contains("z-bad.prompty:3:8"), "{}", out.stdout);
+    assert!(out.stderr.contains(&expected_error), "{}", out.stderr);
+    assert!(out.stderr.contains("; skipped\n"), "{}", out.stderr);
+    let summary = out.stderr.lines().last().unwrap_or("");
+    let expected_summary = if denied {
+        "checked 2 files: 1 error, 0 warnings, 1 folder could not be read"
+    } else {
+        "checked 3 files: 1 error, 0 warnings, 1 folder could not be read"
+    };
+    assert_eq!(summary, expected_summary, "{}", out.stderr);
+    let json = prompty(tmp.path(), &["check", "--format", "json", "."]);
+    assert_eq!(json.code, Some(2));
+    assert!(json.stdout.contains("\"code\":\"P012\""), "{}", json.stdout);
+    assert!(json.stderr.contains("; skipped"), "{}", json.stderr);
+    let _ = std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755));
+    let _ = Command::new("rm").arg("-rf").arg(&locked).status();
 }

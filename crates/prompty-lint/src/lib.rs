@@ -198,3 +198,25 @@ fn sort(findings: &mut [Finding]) {
         ))
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_never_quote_or_write_a_secret() {
+        let mut secrets = prompty_syntax::Secrets::new();
+        secrets.add("KEY", "sk-test-SECRET-1234");
+        let code = Code { id: "PL000", name: "test" };
+        let quoting = Finding::new(Diagnostic::warning(code, 0..1, "value `sk-test-SECRET-1234`"))
+            .help("replace sk-test-SECRET-1234")
+            .fix(0..1, "x", "rename `sk-test-SECRET-1234`");
+        let writing = Finding::new(Diagnostic::warning(code, 0..1, "m")).fix(0..1, "sk-test-SECRET-1234", "t");
+        let mut findings = [quoting, writing];
+        hide_secrets(&mut findings, &secrets);
+        assert_eq!(findings[0].diagnostic.message, "value `${env:KEY}`");
+        assert_eq!(findings[0].diagnostic.help.as_deref(), Some("replace ${env:KEY}"));
+        assert_eq!(findings[0].fix.as_ref().map(|f| f.title.as_str()), Some("rename `${env:KEY}`"));
+        assert_eq!(findings[1].fix, None, "a fix that would write the secret into the file is dropped");
+    }
+}

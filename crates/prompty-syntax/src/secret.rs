@@ -340,6 +340,61 @@ mod tests {
         assert!(shown.contains("KEY") && !shown.contains("SECRET-1234"), "{shown}");
     }
 
+    fn load(text: &str, host: &crate::MapHost) -> crate::Loaded {
+        let options = crate::LoadOptions { path: Some("/p/a.prompty".into()), ..Default::default() };
+        crate::load_str(text, host, &options)
+    }
+
+    #[test]
+    fn loading_records_every_env_value_with_its_name() {
+        let host = crate::MapHost::new()
+            .with_env("KEY", "sk-test-SECRET-1234")
+            .with_env("MODEL", "my-model")
+            .with_env("INNER", "inner-secret-value")
+            .with_file("/p/conn.json", r#"{"token": "${env:INNER}"}"#);
+        let text = "---\nmodel:\n  id: ${env:MODEL}\n  connection:\n    kind: key\n    apiKey: ${env:KEY}\n    endpoint: ${env:UNSET:https://d.example}\nmetadata:\n  conn: ${file:conn.json}\n---\nuser:\nhi";
+        let loaded = load(text, &host);
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let prompt = loaded.prompt.expect("prompt");
+        let names: Vec<&str> = prompt.secrets.iter().map(|s| s.name.as_str()).collect();
+        // Longest first; the default written in the file is not a secret.
+        assert_eq!(names, ["KEY", "INNER", "MODEL"]);
+        // The prompt keeps the real values for the code that needs them...
+        let model = prompt.model.as_ref().expect("model");
+        assert_eq!(model.id, "my-model");
+        let conn = model.connection.as_ref().expect("connection");
+        assert_eq!(conn.fields["apiKey"], "sk-test-SECRET-1234");
+        // ...and its shown form has the references.
+        let shown = serde_json::to_value(prompt.redacted()).expect("JSON");
+        assert_eq!(shown["model"]["id"], "${env:MODEL}");
+        assert_eq!(shown["model"]["connection"]["apiKey"], "${env:KEY}");
+        assert_eq!(shown["model"]["connection"]["endpoint"], "https://d.example");
+        assert_eq!(shown["metadata"]["conn"]["token"], "${env:INNER}");
+        assert!(prompt.redacted().secrets.is_empty());
+    }
+
+    #[test]
+    fn loader_diagnostics_show_references() {
+        let host = crate::MapHost::new().with_env("KIND", "sk-test-SECRET-1234").with_env("FMT", "jinja-secret-3");
+        let text = "---\ninputs:\n  q:\n    kind: ${env:KIND}\ntemplate:\n  format: ${env:FMT}\n  parser: prompty\n---\nuser:\nhi";
+        let loaded = load(text, &host);
+        let messages: Vec<&str> = loaded.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages, ["unknown kind `${env:KIND}` for `inputs.q`", "unknown template format `${env:FMT}`"]);
+        let helps: Vec<&str> = loaded.diagnostics.iter().filter_map(|d| d.help.as_deref()).collect();
+        assert!(helps.iter().all(|h| !h.contains("did you mean")), "{helps:?}");
+    }
+
+    #[test]
+    fn redacted_inputs_keep_names_and_kinds() {
+        let host = crate::MapHost::new().with_env("NAME", "who").with_env("D", "sk-test-SECRET-1234");
+        let text = "---\ninputs:\n  - name: ${env:NAME}\n    kind: string\n    default: ${env:D}\n---\nuser:\n{{who}}";
+        let prompt = load(text, &host).prompt.expect("prompt");
+        let r = prompt.redacted_inputs();
+        let input = r.input("who").expect("the name stays, so the template still finds it");
+        assert_eq!(input.default, Some(Value::String("${env:D}".into())));
+        assert_eq!(prompt.redacted().inputs.as_ref().map(|i| i[0].name.as_str()), Some("${env:NAME}"));
+    }
+
     #[test]
     fn multibyte_text_is_walked_by_characters() {
         let s = secrets(&[("K", "é-secret-value")]);

@@ -390,3 +390,29 @@ fn response_spec_follows_the_prompt() {
     let embedding = ResponseSpec::for_prompt(&structured, &Target::new().with_api(Api::Embedding)).expect("spec");
     assert_eq!(embedding.format, ResultFormat::Text);
 }
+
+#[test]
+fn errors_and_warnings_show_env_values_as_references() {
+    let host = MapHost::new().with_env("SECRET", "sk-test-SECRET-1234");
+    let load_env = |front: &str| {
+        let text = format!("---\n{front}\n---\nuser:\nHi\n");
+        load_str(&text, &host, &LoadOptions::default()).prompt.expect("a prompt")
+    };
+    let p = load_env("model:\n  id: m\n  provider: ${env:SECRET}");
+    assert_eq!(
+        error(&p, &[user("Hi")], Target::new()),
+        "unknown provider `${env:SECRET}`: set `model.provider` to openai, azure, foundry or anthropic, or override the provider"
+    );
+    let p = load_env(
+        "model: {id: m}\ninputs:\n  u: {kind: string, default: x}\ntools:\n  - name: ${env:SECRET}\n    kind: mcp\n    serverName: s",
+    );
+    assert!(error(&p, &[user("Hi")], Target::new()).starts_with("tool `${env:SECRET}` has kind `mcp`"));
+    let p = load_env(
+        "model: {id: m}\ninputs:\n  u: {kind: string, default: x}\ntools:\n  - name: ${env:SECRET}\n    kind: function\n    parameters: {a: {kind: string}}\n    bindings: {nope: u}",
+    );
+    let c = compiled(&p, &[user("Hi")], Target::new());
+    let shown = c.warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    assert!(shown.starts_with("tool `${env:SECRET}` binds `nope`"), "{shown}");
+    // The request carries the real name: it is what the provider is sent.
+    assert_eq!(c.body["tools"][0]["function"]["name"], "sk-test-SECRET-1234");
+}
