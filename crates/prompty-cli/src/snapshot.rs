@@ -156,6 +156,10 @@ struct Existing {
 /// all text (so it shows as changed, never silently replaced as new).
 fn read_snapshot(path: &Path) -> Result<Option<Existing>, String> {
     refuse_symlink(path, "snapshot file")?;
+    // A FIFO or device would block or never end: only regular files are read.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -196,7 +200,22 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 }
 
 fn header(r: &Rendering) -> String {
-    format!("source: prompty snapshot\ndescription: {}\ninput_file: {}", r.case, r.prompt.display())
+    format!(
+        "source: prompty snapshot\ndescription: {}\ninput_file: {}",
+        header_value(&r.case),
+        header_value(&r.prompt.display().to_string())
+    )
+}
+
+/// A header value on one line: plain when it is plain text, else a quoted (JSON, hence
+/// YAML) string, so that a line break in a case name cannot end the header early.
+fn header_value(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.trim() == s
+        && !s.starts_with(['"', '\'', '{', '[', '&', '*', '!', '|', '>', '%', '@', '#', '-', '?'])
+        && !s.contains(": ")
+        && !s.chars().any(char::is_control);
+    if plain { s.to_owned() } else { serde_json::Value::String(s.to_owned()).to_string() }
 }
 
 /// A unified diff of two texts.

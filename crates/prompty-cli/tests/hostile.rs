@@ -657,6 +657,14 @@ fn snapshot_symlinked_snap_file_is_never_written_or_read_through() {
     }
     assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "PRIVATE-CONTENT\n");
     assert!(std::fs::symlink_metadata(&link).expect("link").file_type().is_symlink());
+    // A FIFO in its place is not read (it would block) and not replaced.
+    std::fs::remove_file(&link).expect("remove");
+    mkfifo(&link);
+    for mode in ["--update", "--check"] {
+        let out = prompty(tmp.path(), &["snapshot", mode]);
+        assert_eq!(out.code, Some(2), "{mode}: {}", out.stderr);
+        assert_eq!(out.stderr, "error: snapshots/greet@default.snap: not a regular file\n", "{mode}");
+    }
     // A symlinked snapshot folder is refused the same way.
     std::fs::remove_dir_all(tmp.path().join("snapshots")).expect("remove");
     std::os::unix::fs::symlink(tmp.path().join("victim"), tmp.path().join("snapshots")).expect("symlink");
@@ -670,21 +678,25 @@ fn snapshot_symlinked_snap_file_is_never_written_or_read_through() {
 fn snapshot_case_names_stay_inside_the_folder() {
     let tmp = snapshot_project(
         "snap-case-names",
-        "\"../../../victim/evil\":\n  who: Mallory\n\"/abs/path\":\n  who: Root\n\"a b%c\":\n  who: Spaces\n..:\n  who: Dots\n",
+        "\"../../../victim/evil\":\n  who: Mallory\n\"/abs/path\":\n  who: Root\n\"a b%c\":\n  who: Spaces\n..:\n  who: Dots\n\"x\\n---\\ny\":\n  who: Break\n",
     );
     std::fs::create_dir_all(tmp.path().join("victim")).expect("folder");
     let out = prompty(tmp.path(), &["snapshot", "--update"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(out.stderr, "0 unchanged, 0 updated, 4 written\n");
+    assert_eq!(out.stderr, "0 unchanged, 0 updated, 5 written\n");
     assert_eq!(
         names_in(&tmp.path().join("snapshots")),
         [
             "greet@%2Fabs%2Fpath.snap",
             "greet@..%2F..%2F..%2Fvictim%2Fevil.snap",
             "greet@...snap",
-            "greet@a%20b%25c.snap"
+            "greet@a%20b%25c.snap",
+            "greet@x%0A---%0Ay.snap"
         ]
     );
+    // A line break in a case name cannot end the header early.
+    let broken = std::fs::read_to_string(tmp.path().join("snapshots/greet@x%0A---%0Ay.snap")).expect("written");
+    assert!(broken.starts_with("---\nsource: prompty snapshot\ndescription: \"x\\n---\\ny\"\n"), "{broken}");
     assert!(names_in(&tmp.path().join("victim")).is_empty());
     assert_eq!(names_in(tmp.path()), ["prompts", "snapshots", "victim"]);
     let evil = std::fs::read_to_string(tmp.path().join("snapshots/greet@..%2F..%2F..%2Fvictim%2Fevil.snap"))
@@ -693,7 +705,7 @@ fn snapshot_case_names_stay_inside_the_folder() {
     // The encoded names are found again: a second run sees no change.
     let out = prompty(tmp.path(), &["snapshot", "--check"]);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
-    assert_eq!(out.stderr, "4 unchanged, 0 changed, 0 new\n");
+    assert_eq!(out.stderr, "5 unchanged, 0 changed, 0 new\n");
 }
 
 #[test]
