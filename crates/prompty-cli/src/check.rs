@@ -110,6 +110,16 @@ struct Totals {
     fixed: usize,
     io_failures: usize,
     unreadable_folders: usize,
+    /// Every I/O failure as reported on stderr (SARIF carries them as notifications).
+    failures: Vec<String>,
+}
+
+impl Totals {
+    /// Reports an I/O failure on stderr and keeps it.
+    fn fail(&mut self, stderr: &mut impl Write, message: String) {
+        let _ = writeln!(stderr, "error: {message}");
+        self.failures.push(message);
+    }
 }
 
 pub(crate) fn run(args: &CheckArgs) -> ExitCode {
@@ -127,14 +137,14 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let mut totals = Totals { unreadable_folders: unreadable.len(), ..Totals::default() };
     // A folder that cannot be read is reported and skipped; the rest is still checked.
-    for e in &unreadable {
-        let _ = writeln!(stderr, "error: {e}; skipped");
+    for e in unreadable {
+        totals.fail(&mut stderr, format!("{e}; skipped"));
     }
     let style = Style { color: std::io::stdout().is_terminal(), width: 100 };
     let mut configs = Configs::default();
     let mut sarif = Sarif::new();
-    let mut totals = Totals { unreadable_folders: unreadable.len(), ..Totals::default() };
     for file in &files {
         let selection = match configs.selection(file, args.config.as_deref()) {
             Ok(s) => s,
@@ -177,7 +187,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         }
     }
     if args.format == CheckFormat::Sarif {
-        let _ = serde_json::to_writer_pretty(&mut out, &sarif.finish());
+        let _ = serde_json::to_writer_pretty(&mut out, &sarif.finish(&totals.failures));
         let _ = writeln!(out);
     }
     if args.format == CheckFormat::Human {
@@ -224,7 +234,7 @@ fn check_file(
     let bytes = match host.read(file) {
         Ok(b) => b,
         Err(e) => {
-            let _ = writeln!(stderr, "error: {}: {e}", file.display());
+            totals.fail(stderr, format!("{}: {e}", file.display()));
             totals.io_failures += 1;
             return None;
         }
@@ -251,7 +261,7 @@ fn check_file(
         return Some((text.to_owned(), report.findings));
     }
     if let Err(e) = std::fs::write(file, &fixed.text) {
-        let _ = writeln!(stderr, "error: {}: cannot write the fixes: {}", file.display(), describe_io(&e));
+        totals.fail(stderr, format!("{}: cannot write the fixes: {}", file.display(), describe_io(&e)));
         totals.io_failures += 1;
         return Some((text.to_owned(), report.findings));
     }

@@ -380,9 +380,10 @@ impl Sarif {
         self.results.push(result);
     }
 
-    /// The whole log.
-    pub(crate) fn finish(self) -> serde_json::Value {
-        serde_json::json!({
+    /// The whole log. `failures` (files and folders that could not be read) become
+    /// error notifications of a run that did not complete.
+    pub(crate) fn finish(self, failures: &[String]) -> serde_json::Value {
+        let mut log = serde_json::json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
             "runs": [{
@@ -396,7 +397,14 @@ impl Sarif {
                 "columnKind": "unicodeCodePoints",
                 "results": self.results,
             }],
-        })
+        });
+        if !failures.is_empty() {
+            let notes: Vec<serde_json::Value> =
+                failures.iter().map(|f| serde_json::json!({"level": "error", "message": {"text": f}})).collect();
+            log["runs"][0]["invocations"] =
+                serde_json::json!([{"executionSuccessful": false, "toolExecutionNotifications": notes}]);
+        }
+        log
     }
 }
 

@@ -888,6 +888,14 @@ fn check_folder_with_an_unreadable_subfolder_reports_it_and_goes_on() {
     assert_eq!(json.code, Some(2));
     assert!(json.stdout.contains("\"code\":\"P012\""), "{}", json.stdout);
     assert!(json.stderr.contains("; skipped"), "{}", json.stderr);
+    let sarif = prompty(tmp.path(), &["check", "--format", "sarif", "."]);
+    assert_eq!(sarif.code, Some(2));
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("SARIF");
+    let run = &log["runs"][0];
+    assert_eq!(run["results"].as_array().map(Vec::len), Some(1), "{}", sarif.stdout);
+    assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+    let note = run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"].as_str().unwrap_or("");
+    assert!(note.contains(&expected_error.replace("error: ", "").replace('\n', "")), "{note}");
     let _ = std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755));
     let _ = Command::new("rm").arg("-rf").arg(&locked).status();
 }

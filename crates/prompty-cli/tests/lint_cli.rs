@@ -61,8 +61,8 @@ fn lint_fixtures() -> PathBuf {
     workspace().join("crates/prompty-lint/tests/fixtures")
 }
 
-#[test]
-fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
+/// The official SARIF 2.1.0 schema as a validator.
+fn sarif_validator() -> jsonschema::Validator {
     let schema_text =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif-schema-2.1.0.json"))
             .expect("vendored schema");
@@ -72,11 +72,42 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let schema_text = schema_text
         .replace(r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#, r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\\]?$""#);
     let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema is JSON");
-    let validator = jsonschema::options()
+    jsonschema::options()
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(true)
         .build(&schema)
-        .expect("schema compiles");
+        .expect("schema compiles")
+}
+
+#[test]
+fn sarif_output_carries_files_that_could_not_be_read() {
+    let tmp = TempDir::new("sarif-io");
+    tmp.write("ok.prompty", "---\nname: ok\nmodel: m\n---\nuser:\nhi\n");
+    let ok = Command::new("mkfifo").arg(tmp.0.join("pipe.prompty")).status().expect("mkfifo").success();
+    assert!(ok, "mkfifo");
+    let run = prompty(&tmp.0, &["check", "--format", "sarif", "."]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.stderr, "error: ./pipe.prompty: not a regular file\n");
+    let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
+    let errors: Vec<String> = sarif_validator().iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "SARIF does not validate:\n{}", errors.join("\n"));
+    assert_eq!(
+        log["runs"][0]["invocations"],
+        serde_json::json!([{
+            "executionSuccessful": false,
+            "toolExecutionNotifications": [{"level": "error", "message": {"text": "./pipe.prompty: not a regular file"}}],
+        }])
+    );
+    // A clean run has no invocation record.
+    let run = prompty(&tmp.0, &["check", "--format", "sarif", "ok.prompty"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
+    assert!(log["runs"][0].get("invocations").is_none());
+}
+
+#[test]
+fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
+    let validator = sarif_validator();
     let run = prompty(&lint_fixtures(), &["check", "--format", "sarif", "."]);
     assert_eq!(run.code, Some(1), "error-level fixtures exist: {}", run.stderr);
     let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
