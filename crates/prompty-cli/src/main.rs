@@ -3,6 +3,7 @@
 mod check;
 mod config;
 mod eval;
+mod excerpt;
 mod host;
 mod inputs;
 mod report;

@@ -7,10 +7,14 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, S
 use prompty_syntax::{Diagnostic, LineIndex, Severity};
 use serde::Serialize;
 
+use crate::excerpt::{Excerpt, SourceLines};
+
 /// A diagnostic with its file, as miette wants it.
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
-    source: NamedSource<String>,
+    source: NamedSource<Excerpt>,
+    /// The diagnostic's span in the excerpt.
+    label: std::ops::Range<usize>,
 }
 
 impl fmt::Debug for Report<'_> {
@@ -49,7 +53,7 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let span = &self.diagnostic.span;
+        let span = &self.label;
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
             None,
             (span.start, span.end.saturating_sub(span.start)),
@@ -66,22 +70,17 @@ pub(crate) struct Style {
     pub(crate) width: usize,
 }
 
-/// Renders one diagnostic as miette draws it.
-pub(crate) fn human(path: &Path, text: &str, d: &Diagnostic, style: Style) -> String {
+/// Renders one diagnostic as miette draws it, reading only the lines around its span.
+pub(crate) fn human(lines: &SourceLines<'_>, d: &Diagnostic, style: Style) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let report = Report { diagnostic: d, source: NamedSource::new(path.display().to_string(), visible(text)) };
+    let (source, label) = lines.excerpt(d.span.clone());
+    let report = Report { diagnostic: d, source, label };
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
         out = format!("{}: {}", d.code, d.message);
     }
     out
-}
-
-/// The source as it may be shown on a terminal: control characters other than line breaks
-/// and tabs become `?`, one byte for one byte, so spans still point at the same place.
-fn visible(text: &str) -> String {
-    text.chars().map(|c| if c.is_ascii_control() && !matches!(c, '\n' | '\r' | '\t') { '?' } else { c }).collect()
 }
 
 /// One diagnostic as a JSON object with 1-based positions.
