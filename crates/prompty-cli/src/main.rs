@@ -273,13 +273,23 @@ pub(crate) fn load_renderer(file: &Path, load: &LoadArgs) -> Result<(Renderer, A
 /// Warns (on stderr) about given inputs the prompt does not declare: a typo would otherwise
 /// render silently without the value.
 pub(crate) fn warn_undeclared(file: &Path, prompt: &Prompt, given: &serde_json::Map<String, serde_json::Value>) {
+    // A suggestion compares a name with every declared input: the first few warnings get
+    // one, and the list of declared names is shortened, so the cost stays linear.
+    const SUGGESTED: usize = 100;
+    const LISTED: usize = 20;
     let Some(declared) = prompt.inputs.as_deref() else { return };
     let names: Vec<&str> = declared.iter().map(|p| p.name.as_str()).collect();
+    let known: std::collections::HashSet<&str> = names.iter().copied().collect();
+    let mut listed = names.iter().take(LISTED).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > LISTED {
+        listed.push_str(&format!(", ... ({} in all)", names.len()));
+    }
     let mut err = std::io::stderr().lock();
-    for name in given.keys().filter(|k| !names.contains(&k.as_str())) {
-        let hint = match prompty_syntax::did_you_mean(name, &names) {
+    for (i, name) in given.keys().filter(|k| !known.contains(k.as_str())).enumerate() {
+        let suggestion = if i < SUGGESTED { prompty_syntax::did_you_mean(name, &names) } else { None };
+        let hint = match suggestion {
             Some(s) => format!("did you mean `{s}`?"),
-            None => format!("declared: {}", names.join(", ")),
+            None => format!("declared: {listed}"),
         };
         let _ = writeln!(err, "warning: {}: input `{name}` is not declared by the prompt; {hint}", file.display());
     }
