@@ -52,16 +52,17 @@ fn distance_within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
     prev.get(b.len()).copied().filter(|&d| d <= limit)
 }
 
-fn fold(s: &str) -> String {
-    s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+/// `s` with case and `_`/`-` ignored, as characters.
+fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase)
 }
 
 /// The candidate closest to `word`, if it is close enough to be a plausible typo
 /// (same letters ignoring case and `_`/`-`, or a small edit distance). Linear in the total
-/// length of `word` and the candidates.
+/// length of `word` and the candidates, with one buffer for all of them.
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let folded = fold(word);
-    if let Some(c) = candidates.iter().find(|c| fold(c) == folded) {
+    let word_chars: Vec<char> = folded(word).collect();
+    if let Some(c) = candidates.iter().find(|c| folded(c).eq(word_chars.iter().copied())) {
         return Some(c);
     }
     let limit = match word.chars().count() {
@@ -69,15 +70,22 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         4..=7 => 2,
         _ => 3,
     };
-    let word: Vec<char> = folded.chars().collect();
-    candidates
-        .iter()
-        .filter_map(|c| {
-            let other: Vec<char> = fold(c).chars().collect();
-            distance_within(&word, &other, limit).map(|d| (d, *c))
-        })
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+    let mut best: Option<(usize, &'a str)> = None;
+    let mut other: Vec<char> = Vec::new();
+    for c in candidates {
+        // The distance is at least the difference in length.
+        if folded(c).count().abs_diff(word_chars.len()) > limit {
+            continue;
+        }
+        other.clear();
+        other.extend(folded(c));
+        if let Some(d) = distance_within(&word_chars, &other, limit)
+            && best.is_none_or(|(b, _)| d < b)
+        {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
 }
 
 #[cfg(test)]
