@@ -334,8 +334,9 @@ impl Staged {
     /// Checks `target` against the run's inputs and creates the temporary file.
     ///
     /// Refused: an output that is a symbolic link (the rename would replace the link, not
-    /// the file it points to, so we ask for the real path), a directory, or the same file
-    /// as an input (the prompt, `--data`, `--answers`; by path, hard link or symbolic link).
+    /// the file it points to, so we ask for the real path), a directory, a device or FIFO
+    /// (the rename would replace it), or the same file as an input (the prompt, `--data`,
+    /// `--answers`; by path, hard link or symbolic link).
     fn create(target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
         let shown = target.display();
         if let Ok(meta) = std::fs::symlink_metadata(target) {
@@ -346,6 +347,12 @@ impl Staged {
             }
             if meta.is_dir() {
                 return Err(Failure(format!("--output {shown} is a directory; give a file path")));
+            }
+            if !meta.is_file() {
+                // A device or a FIFO would be replaced by the rename, not written to.
+                return Err(Failure(format!(
+                    "--output {shown} is not a regular file; give a file path (or leave out --output to print the results)"
+                )));
             }
             for (flag, input) in inputs {
                 if same_file(target, input) {

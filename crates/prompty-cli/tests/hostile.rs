@@ -487,6 +487,7 @@ fn item6_output_naming_an_input_is_refused() {
         ("judge.prompty", "is the same file as the prompt judge.prompty"),
         ("link.jsonl", "is a symbolic link; give the path of the file itself"),
         (".", "is a directory"),
+        ("/dev/null", "is not a regular file"),
     ];
     for (output, message) in cases {
         let out = prompty(
