@@ -236,6 +236,23 @@ mod tests {
         "f: 1.\ng: -1.5e-3\nh: 2.5E+2\n",
     ];
 
+    /// Around the node budget both paths agree: the fast path gives up exactly where the
+    /// full path refuses, so a long mapping is never accepted by one and refused by the other.
+    #[test]
+    fn the_node_budget_is_the_same_on_both_paths() {
+        let limit = crate::yaml::MAX_YAML_NODES;
+        // A list of n scalars is 1 + n values.
+        for extra in [0, 1] {
+            let doc: String = (0..limit - 1 + extra).map(|i| format!("- {i}\n")).collect();
+            let fast = super::parse(&doc, 0);
+            let full = parse_full(&doc, 0, &doc);
+            assert_eq!((fast.is_some(), full.is_ok()), (extra == 0, extra == 0), "{extra} over the limit");
+            if let Some(node) = fast {
+                assert_eq!(Ok(node), full);
+            }
+        }
+    }
+
     #[test]
     fn the_fast_path_agrees_with_the_full_parser() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
