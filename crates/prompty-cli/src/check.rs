@@ -9,6 +9,7 @@ use prompty_lint::{Finding, Selection};
 use prompty_syntax::{Host, LineIndex, LoadOptions, Severity, load_bytes};
 
 use crate::config::Configs;
+use crate::excerpt::SourceLines;
 use crate::host::FsHost;
 use crate::inputs::describe_io;
 use crate::report::{self, Sarif, Style};
@@ -155,6 +156,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         };
         let Some((text, findings)) = check_file(args, file, &selection, &mut totals, &mut stderr) else { continue };
         let index = LineIndex::new(&text);
+        let lines = SourceLines::new(file, &text);
         for f in &findings {
             match f.diagnostic.severity {
                 Severity::Error => totals.errors += 1,
@@ -171,7 +173,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
                             None => note,
                         });
                     }
-                    write!(out, "{}", report::human(file, &text, &d, style))
+                    write!(out, "{}", report::human(&lines, &d, style))
                 }
                 CheckFormat::Json => {
                     let line =

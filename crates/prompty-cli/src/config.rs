@@ -107,9 +107,11 @@ fn codes(path: &Path, text: &str, list: Option<Vec<Spanned<String>>>) -> Result<
 impl Config {
     /// Reads and validates `path`.
     pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            message: format!("{}: cannot read the configuration: {}", path.display(), crate::inputs::describe_io(&e)),
-        })?;
+        let cannot = |why: String| ConfigError { message: format!("{}: {why}", path.display()) };
+        let file = std::fs::File::open(path)
+            .map_err(|e| cannot(format!("cannot read the configuration: {}", crate::inputs::describe_io(&e))))?;
+        let bytes = crate::inputs::read_limited(file).map_err(cannot)?;
+        let text = String::from_utf8(bytes).map_err(|_| cannot("the configuration is not UTF-8 text".to_owned()))?;
         let raw: RawFile = toml::from_str(&text).map_err(|e| {
             let message = e.message().trim().to_owned();
             let help = if message.contains("unknown field") {

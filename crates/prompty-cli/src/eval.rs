@@ -11,7 +11,7 @@ use prompty_eval::{Evaluation, Evaluator, EvaluatorConfig, JudgeReply, Usage, Ve
 use prompty_syntax::Prompt;
 use serde_json::{Map, Value};
 
-use crate::inputs::{read_object, read_text};
+use crate::inputs::{MAX_SIDE_INPUT_BYTES, describe_io, read_object, read_text};
 use crate::{Failure, LoadArgs, load_prompt};
 
 /// Which JSON layout to print.
@@ -89,6 +89,12 @@ fn render_evaluation(e: &Evaluation, evaluator: &Evaluator, format: EvalFormat) 
 }
 
 pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
+    if args.answer.as_os_str() == "-" && args.inputs.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        return Err(Failure(
+            "--answer - and --inputs - both read standard input, which can be read once; give one of them a file"
+                .to_owned(),
+        ));
+    }
     let (prompt, _) = load_prompt(&args.file, &args.load)?;
     let evaluator = evaluator_for(&args.file, &prompt)?;
     if let Some(path) = &args.inputs {
@@ -193,9 +199,15 @@ impl Summary {
         *self.verdicts.entry(v).or_default() += 1;
     }
 
+    /// A data row that has an error record instead of an evaluation.
     fn error(&mut self, kind: &str) {
         self.rows += 1;
-        *self.errors.entry(kind.to_owned()).or_default() += 1;
+        self.problem(kind, 1);
+    }
+
+    /// A problem that is not a data row (answer lines beyond the data).
+    fn problem(&mut self, kind: &str, count: u64) {
+        *self.errors.entry(kind.to_owned()).or_default() += count;
     }
 
     fn to_json(&self, seconds: f64) -> Value {
@@ -216,47 +228,247 @@ impl Summary {
     }
 }
 
-fn open_lines(path: &Path) -> Result<std::io::Lines<BufReader<File>>, Failure> {
-    if path.is_dir() {
-        return Err(Failure(format!("{}: is a directory, expected a JSON-lines file", path.display())));
+/// One line of a JSON-lines file.
+enum Line {
+    /// The line's text, without its line break.
+    Text(String),
+    /// The line is not UTF-8 (a bad row, reported by its number).
+    NotUtf8,
+}
+
+/// A JSON-lines file read line by line, each line at most [`MAX_SIDE_INPUT_BYTES`] long.
+/// A read error ends the run: after one, where the next line starts is unknown, and a
+/// source that fails once (`/proc/self/mem`) fails again on every read.
+struct JsonLines {
+    name: String,
+    reader: BufReader<File>,
+    /// Lines read so far.
+    line: u64,
+}
+
+impl JsonLines {
+    fn open(path: &Path) -> Result<Self, Failure> {
+        let name = path.display().to_string();
+        if path.is_dir() {
+            return Err(Failure(format!("{name}: is a directory, expected a JSON-lines file")));
+        }
+        let f = File::open(path).map_err(|e| Failure(format!("{name}: cannot read: {}", describe_io(&e))))?;
+        Ok(JsonLines { name, reader: BufReader::new(f), line: 0 })
     }
-    let f = File::open(path)
-        .map_err(|e| Failure(format!("{}: cannot read: {}", path.display(), crate::inputs::describe_io(&e))))?;
-    Ok(BufReader::new(f).lines())
+
+    /// The next line, `None` at the end of the file.
+    fn next_line(&mut self) -> Result<Option<Line>, Failure> {
+        let mut bytes: Vec<u8> = Vec::new();
+        let number = self.line + 1;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Failure(format!(
+                        "{}:{number}: cannot read: {}; stopping here",
+                        self.name,
+                        describe_io(&e)
+                    )));
+                }
+            };
+            if available.is_empty() {
+                if bytes.is_empty() {
+                    return Ok(None);
+                }
+                break;
+            }
+            let (take, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (available.len(), false),
+            };
+            if bytes.len() + take > MAX_SIDE_INPUT_BYTES {
+                return Err(Failure(format!(
+                    "{}:{number}: the line is longer than the {MAX_SIDE_INPUT_BYTES}-byte limit; one line holds one JSON value",
+                    self.name
+                )));
+            }
+            bytes.extend_from_slice(available.get(..take).unwrap_or_default());
+            self.reader.consume(if done { take + 1 } else { take });
+            if done {
+                break;
+            }
+        }
+        self.line = number;
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        Ok(Some(String::from_utf8(bytes).map_or(Line::NotUtf8, Line::Text)))
+    }
+}
+
+/// Whether two existing paths name one file: the same canonical path, or the same device
+/// and inode (a hard link, a symbolic link, `./a` and `a`).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::canonicalize(a), std::fs::canonicalize(b))
+        && x == y
+    {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    false
+}
+
+/// Where the results of `eval --output` go until the run ends: a new file beside the output,
+/// renamed over it when every row is written. Dropped without [`Staged::commit`] (a run
+/// that stops on an error), it is removed and the output is left as it was.
+struct Staged {
+    temp: PathBuf,
+    target: PathBuf,
+    out: Option<BufWriter<File>>,
+    committed: bool,
+}
+
+impl Staged {
+    /// Checks `target` against the run's inputs and creates the temporary file.
+    ///
+    /// Refused: an output that is a symbolic link (the rename would replace the link, not
+    /// the file it points to, so we ask for the real path), a directory, a device or FIFO
+    /// (the rename would replace it), or the same file as an input (the prompt, `--data`,
+    /// `--answers`; by path, hard link or symbolic link).
+    fn create(target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
+        let shown = target.display();
+        if let Ok(meta) = std::fs::symlink_metadata(target) {
+            if meta.file_type().is_symlink() {
+                return Err(Failure(format!(
+                    "--output {shown} is a symbolic link; give the path of the file itself (results are written beside it and renamed over it)"
+                )));
+            }
+            if meta.is_dir() {
+                return Err(Failure(format!("--output {shown} is a directory; give a file path")));
+            }
+            if !meta.is_file() {
+                // A device or a FIFO would be replaced by the rename, not written to.
+                return Err(Failure(format!(
+                    "--output {shown} is not a regular file; give a file path (or leave out --output to print the results)"
+                )));
+            }
+            for (flag, input) in inputs {
+                if same_file(target, input) {
+                    return Err(Failure(format!(
+                        "--output {shown} is the same file as {flag} {}; writing the results there would destroy that input: choose another output path",
+                        input.display()
+                    )));
+                }
+            }
+        }
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let cannot = |e: std::io::Error| Failure(format!("{shown}: cannot write: {}", describe_io(&e)));
+        let mut attempt = 0u32;
+        let (temp, file) = loop {
+            let temp = dir.join(format!(".{file_name}.{}.{attempt}.tmp", std::process::id()));
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+                Ok(f) => break (temp, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+                Err(e) => return Err(cannot(e)),
+            }
+        };
+        // An existing output keeps its permissions.
+        if let Ok(meta) = std::fs::metadata(target) {
+            let _ = file.set_permissions(meta.permissions());
+        }
+        Ok(Staged { temp, target: target.to_path_buf(), out: Some(BufWriter::new(file)), committed: false })
+    }
+
+    /// Flushes the results to disk and renames them over the output.
+    fn commit(mut self) -> Result<(), Failure> {
+        let cannot =
+            |e: std::io::Error| Failure(format!("{}: cannot write: {}", self.target.display(), describe_io(&e)));
+        if let Some(out) = self.out.take() {
+            let file = out.into_inner().map_err(|e| cannot(e.into_error()))?;
+            file.sync_all().map_err(cannot)?;
+        }
+        std::fs::rename(&self.temp, &self.target).map_err(cannot)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.out {
+            Some(out) => out.write(buf),
+            None => Ok(0),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.out {
+            Some(out) => out.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            drop(self.out.take());
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
 }
 
 /// Evaluates recorded answers row by row; returns whether every row was evaluated.
+///
+/// Exactly one result line per data row: an evaluation, or an error record (a bad row, a
+/// bad answer, a missing answer line). Answer lines beyond the data are one summary error.
+/// A read error, or a line over the size limit, ends the run (exit 2); with `--output`,
+/// the output file is then left as it was.
 pub(crate) fn run_eval(args: &EvalArgs) -> Result<bool, Failure> {
+    let mut staged = match &args.output {
+        Some(p) => Some(Staged::create(
+            p,
+            &[("the prompt", args.file.as_path()), ("--data", &args.data), ("--answers", &args.answers)],
+        )?),
+        None => None,
+    };
     let (prompt, _) = load_prompt(&args.file, &args.load)?;
     let evaluator = evaluator_for(&args.file, &prompt)?;
-    let mut rows = open_lines(&args.data)?;
-    let mut answers = open_lines(&args.answers)?;
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(BufWriter::new(
-            File::create(p).map_err(|e| Failure(format!("{}: cannot write: {e}", p.display())))?,
-        )),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    let mut rows = JsonLines::open(&args.data)?;
+    let mut answers = JsonLines::open(&args.answers)?;
+    let mut stdout;
+    let out: &mut dyn Write = match &mut staged {
+        Some(s) => s,
+        None => {
+            stdout = BufWriter::new(std::io::stdout().lock());
+            &mut stdout
+        }
     };
     let progress = std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut summary = Summary::default();
     let mut stderr = std::io::stderr().lock();
-    let (data_name, answers_name) = (args.data.display().to_string(), args.answers.display().to_string());
-    let mut line_no = 0u64;
-    loop {
-        let (row, answer) = match (rows.next(), answers.next()) {
-            (None, None) => break,
-            (Some(r), Some(a)) => (r, a),
-            (r, _) => {
-                let (longer, shorter) =
-                    if r.is_some() { (&data_name, &answers_name) } else { (&answers_name, &data_name) };
-                writeln!(stderr, "error: {longer} has more lines than {shorter} (from line {})", line_no + 1)?;
-                summary.error("line count mismatch");
-                break;
-            }
+    let mut answers_ended = false;
+    while let Some(row) = rows.next_line()? {
+        let line_no = rows.line;
+        let answer = if answers_ended { None } else { answers.next_line()? };
+        answers_ended = answer.is_none();
+        let outcome = match answer {
+            Some(answer) => evaluate_row(&prompt, &evaluator, row, answer, &rows.name, &answers.name, line_no),
+            None => Err((
+                "missing answer",
+                format!(
+                    "{}:{line_no}: no answer for this row: {} has {} line(s); every data row needs one answer line",
+                    rows.name, answers.name, answers.line
+                ),
+            )),
         };
-        line_no += 1;
-        let outcome = evaluate_row(&prompt, &evaluator, row, answer, &data_name, &answers_name, line_no);
         let record = match outcome {
             Ok(e) => {
                 summary.add(&e);
@@ -272,13 +484,31 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<bool, Failure> {
                 serde_json::json!({ "line": line_no, "error": { "kind": kind, "message": message } })
             }
         };
-        serde_json::to_writer(&mut out, &record)?;
+        serde_json::to_writer(&mut *out, &record)?;
         out.write_all(b"\n")?;
         if progress && line_no.is_multiple_of(1000) {
             write!(stderr, "\r{line_no} rows")?;
         }
     }
+    if !answers_ended {
+        let first_extra = answers.line + 1;
+        let mut extra = 0u64;
+        while answers.next_line()?.is_some() {
+            extra += 1;
+        }
+        if extra > 0 {
+            writeln!(
+                stderr,
+                "error: {} has {extra} more line(s) than {} (from line {first_extra}); they were not evaluated",
+                answers.name, rows.name
+            )?;
+            summary.problem("extra answers", extra);
+        }
+    }
     out.flush()?;
+    if let Some(s) = staged {
+        s.commit()?;
+    }
     if progress {
         write!(stderr, "\r")?;
     }
@@ -292,14 +522,18 @@ type RowError = (&'static str, String);
 fn evaluate_row(
     prompt: &Prompt,
     evaluator: &Evaluator,
-    row: std::io::Result<String>,
-    answer: std::io::Result<String>,
+    row: Line,
+    answer: Line,
     data_name: &str,
     answers_name: &str,
     line: u64,
 ) -> Result<Evaluation, RowError> {
-    let row = row.map_err(|e| ("unreadable row", format!("{data_name}:{line}: {e}")))?;
-    let answer = answer.map_err(|e| ("unreadable answer", format!("{answers_name}:{line}: {e}")))?;
+    let Line::Text(row) = row else {
+        return Err(("unreadable row", format!("{data_name}:{line}: not UTF-8 text")));
+    };
+    let Line::Text(answer) = answer else {
+        return Err(("unreadable answer", format!("{answers_name}:{line}: not UTF-8 text")));
+    };
     let inputs = match serde_json::from_str::<Value>(&row) {
         Ok(Value::Object(m)) => m,
         Ok(_) => return Err(("row not an object", format!("{data_name}:{line}: expected a JSON object of inputs"))),

@@ -63,18 +63,41 @@ pub(crate) fn read_object(path: &PathBuf) -> Result<Map<String, Value>, Failure>
     }
 }
 
-/// Reads a whole text file, or standard input for `-`.
+/// The most bytes read from one side input: `--inputs`, `--answer`, a `prompty.toml`, one
+/// line of an `eval` data or answers file. The same as the limit on a prompt file.
+pub(crate) const MAX_SIDE_INPUT_BYTES: usize = prompty_syntax::MAX_FILE_BYTES;
+
+/// Reads all of `reader`, up to [`MAX_SIDE_INPUT_BYTES`]: never more, whatever the source
+/// (`/dev/zero`, a pipe that does not end, a file that grows). The error is a message
+/// (`cannot read: ...` or `larger than the ...-byte limit`).
+pub(crate) fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_SIDE_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {}", describe_io(&e)))?;
+    if bytes.len() > MAX_SIDE_INPUT_BYTES {
+        return Err(format!("larger than the {MAX_SIDE_INPUT_BYTES}-byte limit"));
+    }
+    Ok(bytes)
+}
+
+/// Reads a whole text file, or standard input for `-`, up to [`MAX_SIDE_INPUT_BYTES`].
 pub(crate) fn read_text(path: &PathBuf) -> Result<(String, String), Failure> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| Failure(format!("standard input: cannot read: {e}")))?;
-        return Ok(("<stdin>".to_owned(), text));
-    }
-    let name = path.display().to_string();
-    if path.is_dir() {
-        return Err(Failure(format!("{name}: is a directory, expected a file")));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Failure(format!("{name}: cannot read: {}", describe_io(&e))))?;
+    let (name, bytes) = if path.as_os_str() == "-" {
+        let name = "<stdin>".to_owned();
+        let bytes = read_limited(std::io::stdin().lock()).map_err(|e| Failure(format!("standard input: {e}")))?;
+        (name, bytes)
+    } else {
+        let name = path.display().to_string();
+        if path.is_dir() {
+            return Err(Failure(format!("{name}: is a directory, expected a file")));
+        }
+        let file =
+            std::fs::File::open(path).map_err(|e| Failure(format!("{name}: cannot read: {}", describe_io(&e))))?;
+        let bytes = read_limited(file).map_err(|e| Failure(format!("{name}: {e}")))?;
+        (name, bytes)
+    };
     let text = String::from_utf8(bytes).map_err(|_| Failure(format!("{name}: not UTF-8 text")))?;
     Ok((name, text))
 }

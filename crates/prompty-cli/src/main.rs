@@ -3,6 +3,7 @@
 mod check;
 mod config;
 mod eval;
+mod excerpt;
 mod host;
 mod inputs;
 mod report;
@@ -273,17 +274,26 @@ pub(crate) fn load_renderer(file: &Path, load: &LoadArgs) -> Result<(Renderer, A
 /// Warns (on stderr) about given inputs the prompt does not declare: a typo would otherwise
 /// render silently without the value.
 pub(crate) fn warn_undeclared(file: &Path, prompt: &Prompt, given: &serde_json::Map<String, serde_json::Value>) {
+    // A suggestion compares a name with every declared input: the first few warnings get
+    // one, and the list of declared names is shortened, so the cost stays linear.
+    const SUGGESTED: usize = 100;
+    const LISTED: usize = 20;
     let Some(declared) = prompt.inputs.as_deref() else { return };
     let names: Vec<&str> = declared.iter().map(|p| p.name.as_str()).collect();
     // A name that came from `${env:}` is shown as its reference and never suggested.
     let secrets = &prompt.secrets;
     let public: Vec<&str> = names.iter().copied().filter(|n| !secrets.contains(n)).collect();
-    let shown: Vec<String> = names.iter().map(|n| secrets.show(n).into_owned()).collect();
+    let known: std::collections::HashSet<&str> = names.iter().copied().collect();
+    let mut listed = names.iter().take(LISTED).map(|n| secrets.show(n).into_owned()).collect::<Vec<_>>().join(", ");
+    if names.len() > LISTED {
+        listed.push_str(&format!(", ... ({} in all)", names.len()));
+    }
     let mut err = std::io::stderr().lock();
-    for name in given.keys().filter(|k| !names.contains(&k.as_str())) {
-        let hint = match prompty_syntax::did_you_mean(name, &public) {
+    for (i, name) in given.keys().filter(|k| !known.contains(k.as_str())).enumerate() {
+        let suggestion = if i < SUGGESTED { prompty_syntax::did_you_mean(name, &public) } else { None };
+        let hint = match suggestion {
             Some(s) => format!("did you mean `{s}`?"),
-            None => format!("declared: {}", shown.join(", ")),
+            None => format!("declared: {listed}"),
         };
         let _ = writeln!(err, "warning: {}: input `{name}` is not declared by the prompt; {hint}", file.display());
     }

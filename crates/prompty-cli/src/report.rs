@@ -1,20 +1,20 @@
 //! Rendering diagnostics for people (miette) and for machines (JSON lines).
 
 use std::fmt;
-use std::ops::Range;
 use std::path::Path;
 
-use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan,
-    SpanContents,
-};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
 use prompty_syntax::{Diagnostic, LineIndex, Severity};
 use serde::Serialize;
+
+use crate::excerpt::{Excerpt, SourceLines};
 
 /// A diagnostic with its file, as miette wants it.
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
-    source: Excerpt,
+    source: NamedSource<Excerpt>,
+    /// The diagnostic's span in the excerpt.
+    label: std::ops::Range<usize>,
 }
 
 impl fmt::Debug for Report<'_> {
@@ -53,7 +53,7 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let span = &self.source.span;
+        let span = &self.label;
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
             None,
             (span.start, span.end.saturating_sub(span.start)),
@@ -70,138 +70,17 @@ pub(crate) struct Style {
     pub(crate) width: usize,
 }
 
-/// Renders one diagnostic as miette draws it.
-pub(crate) fn human(path: &Path, text: &str, d: &Diagnostic, style: Style) -> String {
+/// Renders one diagnostic as miette draws it, reading only the lines around its span.
+pub(crate) fn human(lines: &SourceLines<'_>, d: &Diagnostic, style: Style) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let source = Excerpt::new(path.display().to_string(), visible(text), d.span.clone());
-    let report = Report { diagnostic: d, source };
+    let (source, label) = lines.excerpt(d.span.clone());
+    let report = Report { diagnostic: d, source, label };
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
         out = format!("{}: {}", d.code, d.message);
     }
     out
-}
-
-/// The source as it may be shown on a terminal: control characters other than line breaks
-/// and tabs become `?`, one byte for one byte, so spans still point at the same place.
-fn visible(text: &str) -> String {
-    text.chars().map(|c| if c.is_ascii_control() && !matches!(c, '\n' | '\r' | '\t') { '?' } else { c }).collect()
-}
-
-/// Lines longer than this many bytes are shown clipped: miette cannot draw an underline
-/// past column 65,535, and nobody reads such a line whole.
-const LONG_LINE: usize = 400;
-/// How much of a clipped line is shown before the span starts.
-const CLIP_BEFORE: usize = 80;
-/// How much of a clipped line is shown from the span's start (and of other long lines).
-const CLIP_AFTER: usize = 240;
-const ELLIPSIS: &str = "…";
-
-/// The source miette draws from: the file, with long lines clipped (the one the span
-/// starts on around the span), and the span moved along. Line numbers stay; the column
-/// miette prints in the header is mapped back to the column in the file.
-struct Excerpt {
-    name: String,
-    text: String,
-    /// The span in `text`.
-    span: Range<usize>,
-    /// On the 0-based line `line`, a byte column `c >= shown` of `text` is column
-    /// `c - shown + real` of the file.
-    fix: Option<ColumnFix>,
-}
-
-struct ColumnFix {
-    line: usize,
-    shown: usize,
-    real: usize,
-}
-
-impl Excerpt {
-    fn new(name: String, text: String, span: Range<usize>) -> Self {
-        if !text.split('\n').any(|l| l.len() > LONG_LINE) {
-            return Self { name, text, span, fix: None };
-        }
-        let mut out = String::with_capacity(text.len().min(64 * 1024));
-        let mut fix = None;
-        let (mut new_start, mut new_end) = (None, None);
-        let mut line_start = 0;
-        for (index, line) in text.split_inclusive('\n').enumerate() {
-            let content = line.strip_suffix('\n').unwrap_or(line);
-            let line_end = line_start + content.len();
-            let holds_start = (line_start..=line_end).contains(&span.start) && new_start.is_none();
-            let new_line_start = out.len();
-            let (from, to) = if content.len() <= LONG_LINE {
-                (0, content.len())
-            } else if holds_start {
-                let at = span.start - line_start;
-                (floor(content, at.saturating_sub(CLIP_BEFORE)), ceil(content, at + CLIP_AFTER))
-            } else {
-                (0, ceil(content, CLIP_AFTER))
-            };
-            let prefix = if from > 0 { ELLIPSIS } else { "" };
-            out.push_str(prefix);
-            out.push_str(&content[from..to]);
-            if to < content.len() {
-                out.push_str(ELLIPSIS);
-            }
-            out.push_str(&line[content.len()..]);
-            // Where an offset of this line lands in the excerpt (clamped to the shown part).
-            let place = |offset: usize| {
-                let col = offset.saturating_sub(line_start).clamp(from, to);
-                new_line_start + prefix.len() + (col - from)
-            };
-            if holds_start {
-                new_start = Some(place(span.start));
-                if from > 0 {
-                    fix = Some(ColumnFix { line: index, shown: prefix.len(), real: from });
-                }
-            }
-            if new_start.is_some() && new_end.is_none() && span.end <= line_end {
-                new_end = Some(place(span.end));
-            }
-            line_start += line.len();
-        }
-        let start = new_start.unwrap_or(out.len());
-        let end = new_end.unwrap_or(out.len()).max(start);
-        Self { name, text: out, span: start..end, fix }
-    }
-}
-
-/// The largest char boundary of `s` at or below `i`.
-fn floor(s: &str, i: usize) -> usize {
-    (0..=i.min(s.len())).rev().find(|&k| s.is_char_boundary(k)).unwrap_or(0)
-}
-
-/// The smallest char boundary of `s` at or above `i`.
-fn ceil(s: &str, i: usize) -> usize {
-    (i.min(s.len())..=s.len()).find(|&k| s.is_char_boundary(k)).unwrap_or(s.len())
-}
-
-impl SourceCode for Excerpt {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let c = self.text.as_str().read_span(span, context_lines_before, context_lines_after)?;
-        let mut column = c.column();
-        if let Some(f) = &self.fix
-            && c.line() == f.line
-            && column >= f.shown
-        {
-            column = column - f.shown + f.real;
-        }
-        Ok(Box::new(MietteSpanContents::new_named(
-            self.name.clone(),
-            c.data(),
-            *c.span(),
-            c.line(),
-            column,
-            c.line_count(),
-        )))
-    }
 }
 
 /// One diagnostic as a JSON object with 1-based positions.
@@ -380,8 +259,7 @@ impl Sarif {
         self.results.push(result);
     }
 
-    /// The whole log. `failures` (files and folders that could not be read) become
-    /// error notifications of a run that did not complete.
+    /// The whole log.
     pub(crate) fn finish(self, failures: &[String]) -> serde_json::Value {
         let mut log = serde_json::json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -417,6 +295,7 @@ mod tests {
         let lines = ["", "short", &"é".repeat(300), &"a".repeat(400), &"b".repeat(401), &"c".repeat(70_000), "end"];
         let text = lines.join("\n") + "\n";
         let index = LineIndex::new(&text);
+        let source = SourceLines::new(Path::new("f"), &text);
         let code = prompty_syntax::codes::WRONG_TYPE;
         let style = Style { color: false, width: 100 };
         let mut offsets: Vec<usize> = (0..text.len()).step_by(997).collect();
@@ -426,7 +305,7 @@ mod tests {
             for len in [0, 1, 300, 80_000] {
                 let end = (start + len..=text.len()).find(|&k| text.is_char_boundary(k)).unwrap_or(text.len());
                 let d = Diagnostic::error(code, start..end, "m");
-                let out = human(Path::new("f"), &text, &d, style);
+                let out = human(&source, &d, style);
                 let (line, _) = index.line_col(&text, start);
                 assert!(out.contains(&format!("[f:{line}:")), "{start}..{end}:\n{out}");
                 assert!(out.lines().all(|l| l.len() < 2_000), "{start}..{end}: a line is not clipped");

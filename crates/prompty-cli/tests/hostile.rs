@@ -18,26 +18,48 @@ struct Out {
 
 /// Runs `prompty ARGS` in `dir`, killing it if it outlives the watchdog.
 fn prompty(dir: &Path, args: &[&str]) -> Out {
-    prompty_env(dir, args, &[])
+    prompty_in(dir, args, Stdio::null())
+}
+
+/// [`prompty`] with the given standard input. Output is read while the command runs, so a
+/// command that prints megabytes does not stall on a full pipe.
+fn prompty_in(dir: &Path, args: &[&str], stdin: Stdio) -> Out {
+    prompty_run(dir, args, &[], stdin)
 }
 
 /// Runs `prompty ARGS` in `dir` with extra environment variables.
 fn prompty_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    prompty_run(dir, args, env, Stdio::null())
+}
+
+/// The runner behind [`prompty`], [`prompty_in`] and [`prompty_env`].
+fn prompty_run(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Stdio) -> Out {
     let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env("RUST_BACKTRACE", "0")
         .envs(env.iter().copied())
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the prompty binary runs");
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut p) = pipe {
+                p.read_to_end(&mut text).expect("read output");
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
         }
         if start.elapsed() > WATCHDOG {
             let _ = child.kill();
@@ -45,16 +67,9 @@ fn prompty_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
             panic!("prompty {args:?} did not finish within {WATCHDOG:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
-    }
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        s.read_to_string(&mut stdout).expect("stdout");
-    }
-    if let Some(mut s) = child.stderr.take() {
-        s.read_to_string(&mut stderr).expect("stderr");
-    }
-    let status = child.wait().expect("wait");
+    };
+    let stdout = stdout.join().expect("stdout");
+    let stderr = stderr.join().expect("stderr");
     assert!(!stderr.contains("panicked"), "prompty {args:?} panicked:\n{stderr}");
     Out { code: status.code(), stdout, stderr }
 }
@@ -898,4 +913,340 @@ fn check_folder_with_an_unreadable_subfolder_reports_it_and_goes_on() {
     assert!(note.contains(&expected_error.replace("error: ", "").replace('\n', "")), "{note}");
     let _ = std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755));
     let _ = Command::new("rm").arg("-rf").arg(&locked).status();
+}
+
+// Security issue, item 5: every path linear in its input.
+
+/// An evaluator prompt answering in `format`.
+fn judge(format: &str) -> String {
+    format!(
+        "---\nname: judge\ninputs:\n  answer: {{kind: string}}\nmetadata:\n  evaluator: {{answer: {format}, range: [1, 5], threshold: 3}}\n---\nsystem:\nRate it.\nuser:\n{{{{answer}}}}\n"
+    )
+}
+
+/// The verdict of a `prompty score` run.
+fn verdict_of(out: &Out) -> String {
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+    v["verdict"].as_str().unwrap_or("(none)").to_owned()
+}
+
+#[test]
+fn item5_one_megabyte_hostile_answers_score_in_linear_time() {
+    let tmp = TempDir::new("item5-answers");
+    for format in ["json", "tags", "label", "number"] {
+        tmp.write(&format!("{format}.prompty"), judge(format).as_bytes());
+    }
+    let deep = format!("{}x{}", "{\"k\":[1,1,1,1,1,1,1,1],\"a\":".repeat(25_000), "}".repeat(25_000));
+    let shapes: Vec<(&str, String)> = vec![
+        ("brace", "{".repeat(1 << 20)),
+        ("key", "{\"a\":".repeat((1 << 20) / 5)),
+        ("quote", "\"".repeat(1 << 20)),
+        ("s0", "<S0>".repeat((1 << 20) / 4)),
+        ("s2", "<S2>".repeat((1 << 20) / 4)),
+        ("fences", "```json\n{".repeat((1 << 20) / 9)),
+        ("deep", deep),
+    ];
+    for (name, answer) in &shapes {
+        tmp.write(&format!("{name}.txt"), answer.as_bytes());
+        for format in ["json", "tags", "label", "number"] {
+            let out = prompty(tmp.path(), &["score", &format!("{format}.prompty"), "--answer", &format!("{name}.txt")]);
+            assert_eq!(out.code, Some(0), "{format} {name}: {}", out.stderr);
+            // Only the number format finds a score: the first digit (`<S0>`, `<S2>`, `[1,`), below 3.
+            let digit = answer.contains(|c: char| c.is_ascii_digit());
+            let expected = if format == "number" && digit { "fail" } else { "unknown" };
+            assert_eq!(verdict_of(&out), expected, "{format} {name}: {}", out.stdout);
+        }
+    }
+}
+
+#[test]
+fn item5_answer_over_the_size_limit_is_a_clear_error() {
+    let tmp = TempDir::new("item5-big-answer");
+    tmp.write("json.prompty", judge("json").as_bytes());
+    let answer = format!("{{\"score\": 5}}{}", " ".repeat(5 << 20));
+    tmp.write("big.txt", answer.as_bytes());
+    let out = prompty(tmp.path(), &["score", "json.prompty", "--answer", "big.txt"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!(
+            "error: big.txt: the judge answer is {} bytes, more than the 4194304-byte limit; a judge's answer is a score and a short reason",
+            answer.len()
+        )
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn item5_front_matter_with_80k_keys_loads_in_linear_time() {
+    let tmp = TempDir::new("item5-keys");
+    let keys: String = (0..80_000).map(|i| format!("k{i}: {i}\n")).collect();
+    tmp.write("top.prompty", format!("---\nname: t\n{keys}---\nuser:\nhi\n").as_bytes());
+    let inputs: String = (0..45_000).map(|i| format!("  k{i}: {i}\n")).collect();
+    tmp.write("inputs.prompty", format!("---\nname: t\ninputs:\n{inputs}---\nuser:\nhi\n").as_bytes());
+    // 160,001 values: over the loader's budget, refused at once with the budget's message.
+    let out = prompty(tmp.path(), &["load", "top.prompty"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("the front matter holds more than 100000 values"), "{}", out.stderr);
+    // 90,005 values: within it; every input is loaded (and checked for duplicates).
+    let out = prompty(tmp.path(), &["load", "inputs.prompty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let loaded: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+    assert_eq!(loaded["inputs"].as_array().map(Vec::len), Some(45_000));
+    let out = prompty(tmp.path(), &["check", "--format", "json", "inputs.prompty"]);
+    assert_eq!(out.stdout.lines().filter(|l| l.contains("\"PL002\"")).count(), 45_000);
+}
+
+#[test]
+fn item5_check_human_over_20k_role_lines_is_linear() {
+    let tmp = TempDir::new("item5-roles");
+    let body: String = (0..20_000).map(|i| format!("user:\nline {i}\n")).collect();
+    tmp.write("roles.prompty", format!("---\nname: t\n---\n{body}").as_bytes());
+    let out = prompty(tmp.path(), &["check", "roles.prompty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout.matches("PL011(repeated-role)").count(), 19_999);
+    // Each finding shows its own lines, numbered as in the file.
+    assert!(out.stdout.contains("[roles.prompty:40002:1]"), "the last role line is located");
+    assert!(out.stdout.contains("a second user message follows the user message of line 40000"));
+}
+
+#[test]
+fn item5_check_human_over_one_long_line_is_clipped() {
+    let tmp = TempDir::new("item5-long-line");
+    let body: String = (0..20_000).map(|i| format!("\u{e9}{{{{v{i}}}}}")).collect();
+    tmp.write("line.prompty", format!("---\nname: t\n---\nuser:\n{body}\n").as_bytes());
+    let out = prompty(tmp.path(), &["check", "line.prompty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout.matches("PL001(undeclared-variable)").count(), 20_000);
+    // The 200 KB line is shown clipped around each finding, not whole 20,000 times.
+    assert!(out.stdout.len() < 20_000 * 1_500, "{} bytes of output", out.stdout.len());
+    let last = body.rfind("{{v19999}}").unwrap_or_default() + 3;
+    assert!(out.stdout.contains(&format!("[line.prompty:5:{last}]")), "the last finding's byte column");
+}
+
+// Security issue, item 6: `prompty eval` never loses what it was given.
+
+/// A folder with the evaluator prompt, `rows.jsonl` (3 rows) and `answers.jsonl` (3 answers).
+fn eval_folder(name: &str) -> TempDir {
+    let tmp = TempDir::new(name);
+    tmp.write("judge.prompty", judge("json").as_bytes());
+    tmp.write("rows.jsonl", b"{\"answer\": \"a\"}\n{\"answer\": \"b\"}\n{\"answer\": \"c\"}\n");
+    tmp.write("answers.jsonl", b"\"{\\\"score\\\": 5}\"\n\"{\\\"score\\\": 1}\"\n\"{\\\"score\\\": 4}\"\n");
+    tmp
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_default()
+}
+
+/// Names in `dir` other than `keep`: what a run left behind.
+fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned())).collect())
+        .unwrap_or_default();
+    names.retain(|n| !keep.contains(&n.as_str()));
+    names.sort();
+    names
+}
+
+#[test]
+fn item6_output_naming_an_input_is_refused() {
+    let tmp = eval_folder("item6-same");
+    let dir = tmp.path();
+    std::os::unix::fs::symlink("rows.jsonl", dir.join("link.jsonl")).expect("symlink");
+    std::fs::hard_link(dir.join("answers.jsonl"), dir.join("hard.jsonl")).expect("hard link");
+    let before: Vec<Vec<u8>> =
+        ["judge.prompty", "rows.jsonl", "answers.jsonl"].iter().map(|f| read(&dir.join(f))).collect();
+    let cases = [
+        ("rows.jsonl", "is the same file as --data rows.jsonl"),
+        ("./rows.jsonl", "is the same file as --data rows.jsonl"),
+        ("answers.jsonl", "is the same file as --answers answers.jsonl"),
+        ("hard.jsonl", "is the same file as --answers answers.jsonl"),
+        ("judge.prompty", "is the same file as the prompt judge.prompty"),
+        ("link.jsonl", "is a symbolic link; give the path of the file itself"),
+        (".", "is a directory"),
+        ("/dev/null", "is not a regular file"),
+    ];
+    for (output, message) in cases {
+        let out = prompty(
+            dir,
+            &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "answers.jsonl", "--output", output],
+        );
+        assert_eq!(out.code, Some(2), "{output}: {}", out.stderr);
+        assert!(out.stderr.starts_with(&format!("error: --output {output} {message}")), "{output}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{output}");
+        let after: Vec<Vec<u8>> =
+            ["judge.prompty", "rows.jsonl", "answers.jsonl"].iter().map(|f| read(&dir.join(f))).collect();
+        assert!(after == before, "{output}: an input changed");
+    }
+    assert_eq!(
+        leftovers(dir, &["judge.prompty", "rows.jsonl", "answers.jsonl", "link.jsonl", "hard.jsonl"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn item6_results_replace_the_output_only_when_the_run_ends() {
+    let tmp = eval_folder("item6-staged");
+    let dir = tmp.path();
+    tmp.write("results.jsonl", b"previous results\n");
+    std::fs::set_permissions(dir.join("results.jsonl"), std::os::unix::fs::PermissionsExt::from_mode(0o640))
+        .expect("chmod");
+    // A run that stops on a read error leaves the old output as it was, and nothing else.
+    let out = prompty(
+        dir,
+        &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "/dev/zero", "--output", "results.jsonl"],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(read(&dir.join("results.jsonl")), b"previous results\n");
+    assert_eq!(
+        leftovers(dir, &["judge.prompty", "rows.jsonl", "answers.jsonl", "results.jsonl"]),
+        Vec::<String>::new()
+    );
+    // A run that ends replaces it, keeping its permissions.
+    let out = prompty(
+        dir,
+        &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "answers.jsonl", "--output", "results.jsonl"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let results = String::from_utf8(read(&dir.join("results.jsonl"))).unwrap_or_default();
+    assert_eq!(results.lines().count(), 3, "{results}");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(dir.join("results.jsonl")).expect("meta").permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o640);
+    assert_eq!(
+        leftovers(dir, &["judge.prompty", "rows.jsonl", "answers.jsonl", "results.jsonl"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn item6_one_result_line_per_data_row() {
+    let tmp = eval_folder("item6-rows");
+    let dir = tmp.path();
+    tmp.write("one.jsonl", b"\"{\\\"score\\\": 5}\"\n");
+    tmp.write("six.jsonl", &[read(&dir.join("answers.jsonl")), read(&dir.join("answers.jsonl"))].concat());
+    // Fewer answers than rows: an error record for each row without an answer.
+    let out = prompty(dir, &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "one.jsonl"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let lines: Vec<serde_json::Value> =
+        out.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect();
+    assert_eq!(lines.len(), 3, "{}", out.stdout);
+    assert_eq!(lines.iter().map(|l| l["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(lines[0]["verdict"], "pass");
+    for l in &lines[1..] {
+        assert_eq!(l["error"]["kind"], "missing answer", "{l}");
+    }
+    let summary: serde_json::Value = serde_json::from_str(out.stderr.lines().last().unwrap_or("")).unwrap_or_default();
+    assert_eq!((summary["rows"].as_u64(), summary["errors"]["missing answer"].as_u64()), (Some(3), Some(2)));
+    // More answers than rows: every row evaluated, the extra answers one summary error.
+    let out = prompty(dir, &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "six.jsonl"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert_eq!(out.stdout.lines().count(), 3, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("error: six.jsonl has 3 more line(s) than rows.jsonl (from line 4); they were not evaluated"),
+        "{}",
+        out.stderr
+    );
+    let summary: serde_json::Value = serde_json::from_str(out.stderr.lines().last().unwrap_or("")).unwrap_or_default();
+    assert_eq!((summary["rows"].as_u64(), summary["errors"]["extra answers"].as_u64()), (Some(3), Some(3)));
+    // Bad rows are still reported by line number without stopping.
+    tmp.write("mixed.jsonl", b"{\"answer\": \"a\"}\nnot json\n\xff\xfe\n");
+    let out = prompty(dir, &["eval", "judge.prompty", "--data", "mixed.jsonl", "--answers", "answers.jsonl"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let kinds: Vec<String> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap_or_default())
+        .map(|v| v["error"]["kind"].as_str().unwrap_or("ok").to_owned())
+        .collect();
+    assert_eq!(kinds, ["ok", "row not JSON", "unreadable row"]);
+}
+
+#[test]
+fn item6_a_read_error_ends_the_run() {
+    let tmp = eval_folder("item6-read-error");
+    let out = prompty(tmp.path(), &["eval", "judge.prompty", "--data", "/proc/self/mem", "--answers", "answers.jsonl"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.starts_with("error: /proc/self/mem:1: cannot read: "), "{}", out.stderr);
+    assert!(out.stderr.lines().count() == 1 && out.stdout.is_empty(), "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn item6_side_inputs_have_size_caps() {
+    let tmp = eval_folder("item6-caps");
+    let dir = tmp.path();
+    tmp.write("prompty.toml", b"[lint]\n");
+    let limit = "larger than the 16777216-byte limit";
+    let cases: [(&[&str], String); 5] = [
+        (&["render", "judge.prompty", "--inputs", "/dev/zero"], format!("error: /dev/zero: {limit}")),
+        (&["score", "judge.prompty", "--answer", "/dev/zero"], format!("error: /dev/zero: {limit}")),
+        (
+            &["score", "judge.prompty", "--inputs", "/dev/zero", "--answer", "answers.jsonl"],
+            format!("error: /dev/zero: {limit}"),
+        ),
+        (&["check", "--config", "/dev/zero", "judge.prompty"], format!("error: /dev/zero: {limit}")),
+        (
+            &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "/dev/zero"],
+            "error: /dev/zero:1: the line is longer than the 16777216-byte limit; one line holds one JSON value"
+                .to_owned(),
+        ),
+    ];
+    for (args, message) in cases {
+        let out = prompty(dir, args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert_eq!(out.stderr.trim_end(), message, "{args:?}");
+    }
+    let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
+    let out = prompty_in(dir, &["render", "judge.prompty", "--inputs", "-"], Stdio::from(zero));
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(out.stderr.trim_end(), format!("error: standard input: {limit}"));
+}
+
+// Security issue, item 9.
+
+#[test]
+fn item9_non_finite_scores_are_unknown_in_every_mode() {
+    let tmp = TempDir::new("item9-inf");
+    for format in ["json", "label", "tags", "number"] {
+        tmp.write(&format!("{format}.prompty"), judge(format).as_bytes());
+    }
+    let answers = [
+        ("json", r#"{"score": "inf"}"#, "the `score` field holds 'inf', which is not a finite number"),
+        ("json", r#"{"score": "-inf"}"#, "which is not a finite number"),
+        ("json", r#"{"score": "Infinity"}"#, "which is not a finite number"),
+        ("json", r#"{"score": "1e999"}"#, "which is not a finite number"),
+        ("json", r#"{"score": "nan"}"#, "the `score` field holds 'nan', which is not a number"),
+        ("json", r#"{"score": 1e999}"#, "number out of range"),
+        ("json", r#"{"score": -1e999}"#, "number out of range"),
+        ("json", r#"{"score": NaN}"#, "not valid JSON"),
+        ("label", r#"{"score": "inf"}"#, "is not a label"),
+        ("label", "Infinity", "is not a label"),
+        ("tags", "<S2>inf</S2>", "no score tag"),
+        ("number", "inf", "contains no digit"),
+    ];
+    for (format, answer, problem) in answers {
+        tmp.write("answer.txt", answer.as_bytes());
+        let out = prompty(tmp.path(), &["score", &format!("{format}.prompty"), "--answer", "answer.txt"]);
+        assert_eq!(out.code, Some(0), "{format} {answer}: {}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+        assert_eq!(v["verdict"], "unknown", "{format} {answer}: {}", out.stdout);
+        assert!(v.get("score").is_none_or(serde_json::Value::is_null), "{format} {answer}: {}", out.stdout);
+        assert!(v["problem"].as_str().unwrap_or("").contains(problem), "{format} {answer}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn item9_answer_and_inputs_both_from_stdin_is_refused() {
+    let tmp = TempDir::new("item9-stdin");
+    tmp.write("json.prompty", judge("json").as_bytes());
+    let out = prompty_in(tmp.path(), &["score", "json.prompty", "--answer", "-", "--inputs", "-"], Stdio::piped());
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: --answer - and --inputs - both read standard input, which can be read once; give one of them a file"
+    );
+    assert!(out.stdout.is_empty());
 }

@@ -496,6 +496,7 @@ impl AzureEvaluator {
     /// Reads the judge's reply for one call.
     pub fn score(self, threshold: &Threshold, reply: &JudgeReply) -> Result<Evaluation> {
         let content = reply.content_str();
+        crate::extract::check_answer_size(content)?;
         let t = threshold.value();
         let mut e = Evaluation {
             name: self.result_key().to_owned(),
@@ -541,10 +542,15 @@ impl AzureEvaluator {
                 let map = object_answer(content)?;
                 e.score = match map.get("score") {
                     None => None,
-                    Some(v) => Some(strict_float("score", v)?).filter(|s| !s.is_nan()),
+                    // The reference passes an infinite score; here it is no score (unknown).
+                    Some(v) => Some(strict_float("score", v)?).filter(|s| s.is_finite()),
                 };
                 if e.score.is_none() {
-                    e.problem = Some(Error::MissingField { field: "score".to_owned() }.to_string());
+                    let problem = match map.get("score") {
+                        None => Error::MissingField { field: "score".to_owned() },
+                        Some(v) => json_answer::unusable_score("score", v),
+                    };
+                    e.problem = Some(problem.to_string());
                 }
                 e.reason = required_str(&map, "explanation")?;
                 e.verdict = verdict(e.score, t, Direction::Higher);

@@ -85,6 +85,25 @@ pub enum Error {
         /// The value, as Python's `str()` would print it.
         value: String,
     },
+    /// The score field holds an infinite number (`"inf"`, `"-Infinity"`, `"1e999"`):
+    /// no score, never a pass.
+    #[error("the `{field}` field holds {value}, which is not a finite number")]
+    ScoreNotFinite {
+        /// The field name.
+        field: String,
+        /// The value, as Python's `str()` would print it.
+        value: String,
+    },
+    /// The judge answer is larger than [`MAX_ANSWER_BYTES`](crate::extract::MAX_ANSWER_BYTES).
+    #[error(
+        "the judge answer is {size} bytes, more than the {limit}-byte limit; a judge's answer is a score and a short reason"
+    )]
+    AnswerTooLarge {
+        /// The answer's size in bytes.
+        size: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// The score is outside the range the evaluator validates.
     #[error("Invalid score value: {value}. Expected a number in range [{min}, {max}].")]
     ScoreOutOfRange {
@@ -152,6 +171,8 @@ impl Error {
             | Error::UnknownLabel { .. }
             | Error::MissingField { .. }
             | Error::ScoreNotNumeric { .. }
+            | Error::ScoreNotFinite { .. }
+            | Error::AnswerTooLarge { .. }
             | Error::ScoreOutOfRange { .. }
             | Error::ScoreNotAllowed { .. }
             | Error::NanToInteger => ErrorCategory::FailedExecution,

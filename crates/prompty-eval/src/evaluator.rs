@@ -43,8 +43,10 @@ impl Evaluator {
         &self.config
     }
 
-    /// Reads an answer in the configured format.
+    /// Reads an answer in the configured format. An answer over
+    /// [`MAX_ANSWER_BYTES`](crate::extract::MAX_ANSWER_BYTES) is [`Error::AnswerTooLarge`].
     pub fn extract(&self, answer: &str) -> Result<Extracted> {
+        crate::extract::check_answer_size(answer)?;
         let c = &self.config;
         match c.answer {
             AnswerFormat::Tags => Ok(tags::extract(answer, c.digit_range()?)),
@@ -93,6 +95,7 @@ impl Evaluator {
         }
         let answer = reply.content_str();
         let x = match self.extract(answer) {
+            Err(too_large @ Error::AnswerTooLarge { .. }) => return Err(too_large),
             Ok(x) => x,
             Err(problem) if !c.strict && problem.is_answer_error() => Extracted::missing(problem),
             Err(problem) => return Err(problem),

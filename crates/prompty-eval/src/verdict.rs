@@ -96,12 +96,12 @@ impl From<u8> for Threshold {
     }
 }
 
-/// The verdict for a score: no score (or NaN) is [`Verdict::Unknown`];
-/// otherwise the score is compared with the threshold in the given
-/// direction.
+/// The verdict for a score: no score, or a score that is not a finite number
+/// (NaN, an infinity), is [`Verdict::Unknown`]; otherwise the score is
+/// compared with the threshold in the given direction.
 pub fn verdict(score: Option<f64>, threshold: f64, direction: Direction) -> Verdict {
     match score {
-        Some(s) if !s.is_nan() => {
+        Some(s) if s.is_finite() => {
             let pass = match direction {
                 Direction::Higher => s >= threshold,
                 Direction::Lower => s <= threshold,
@@ -182,10 +182,12 @@ mod tests {
     }
 
     #[test]
-    fn missing_or_nan_is_unknown_never_pass() {
+    fn missing_nan_or_infinite_is_unknown_never_pass() {
         for d in [Direction::Higher, Direction::Lower, Direction::Equal] {
             assert_eq!(verdict(None, 3.0, d), Verdict::Unknown);
             assert_eq!(verdict(Some(f64::NAN), 3.0, d), Verdict::Unknown);
+            assert_eq!(verdict(Some(f64::INFINITY), 3.0, d), Verdict::Unknown);
+            assert_eq!(verdict(Some(f64::NEG_INFINITY), 3.0, d), Verdict::Unknown);
             assert!(!verdict(None, f64::NEG_INFINITY, d).passed());
         }
     }

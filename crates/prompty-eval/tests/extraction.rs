@@ -303,3 +303,145 @@ fn conversation_errors() {
         assert!(conversation_turns(&c, TurnInputs::default()).is_err(), "{c}");
     }
 }
+
+/// How long one extraction of a hostile answer may take before it counts as hung (a
+/// quadratic scan of 1 MB takes minutes).
+const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// 1 MB answers of every shape that once made a scan start over (from each `{`, each
+/// `<S2>`, each quote), through every answer format and several reference evaluators:
+/// each finishes within the hang guard with the outcome the rules give.
+#[test]
+fn hostile_one_megabyte_answers_extract_in_linear_time() {
+    use prompty_eval::{AzureEvaluator, Evaluator, EvaluatorConfig};
+    const SIZE: usize = 1 << 20;
+    let shapes = [
+        "{",
+        "{\"a\":",
+        "\"",
+        "<S0>",
+        "<S2>",
+        "<S2>4",
+        "<S2>x",
+        "```",
+        "```json\n{",
+        "\\",
+        ",",
+        "{\"",
+        "\"{",
+        "{\"a\":[",
+        "{\"a\":{}",
+        "{\"\\\"",
+        "{\"a\":1,   ",
+        "[",
+        "{\"k\":[1,1,1,1],\"a\":",
+    ];
+    let formats = ["json", "tags", "label", "number"];
+    let evaluators: Vec<Evaluator> = formats
+        .iter()
+        .map(|f| {
+            let config = EvaluatorConfig::from_block(&json!({"answer": f, "range": [1, 5], "threshold": 3}));
+            Evaluator::new("hostile", config.unwrap_or_default())
+        })
+        .collect();
+    // JSON objects, then tags when the answer is not an object.
+    let references = [AzureEvaluator::Relevance, AzureEvaluator::ResponseCompleteness];
+    for shape in shapes {
+        let answer = shape.repeat(SIZE / shape.len());
+        let reply = JudgeReply::text(answer.clone());
+        for (format, evaluator) in formats.iter().zip(&evaluators) {
+            let started = std::time::Instant::now();
+            let outcome = evaluator.evaluate(&reply);
+            let took = started.elapsed();
+            assert!(took < HANG_GUARD, "{format} on {shape:?} x {} took {took:?}", SIZE / shape.len());
+            // None of these answers holds a usable score, except a first digit in number mode.
+            let verdict = outcome.as_ref().map(|e| e.verdict).unwrap_or(Verdict::Unknown);
+            let digit = answer.contains(|c: char| c.is_ascii_digit());
+            if *format == "number" && digit {
+                assert_ne!(verdict, Verdict::Unknown, "{format} on {shape:?}");
+            } else if !(*format == "tags" && shape == "<S2>4") {
+                assert_eq!(verdict, Verdict::Unknown, "{format} on {shape:?}");
+            }
+        }
+        for reference in references {
+            let started = std::time::Instant::now();
+            let _ = reference.score(&reference.default_threshold(), &reply);
+            let took = started.elapsed();
+            assert!(took < HANG_GUARD, "{reference:?} on {shape:?} took {took:?}");
+        }
+    }
+}
+
+/// An answer above the size limit is an error that says so, in every format, strict or not.
+#[test]
+fn answers_over_the_size_limit_are_refused() {
+    use prompty_eval::extract::MAX_ANSWER_BYTES;
+    use prompty_eval::{AzureEvaluator, Evaluator, EvaluatorConfig};
+    let answer = format!("{{\"score\": 5}}{}", " ".repeat(MAX_ANSWER_BYTES));
+    let reply = JudgeReply::text(answer.clone());
+    for format in ["json", "tags", "label", "number"] {
+        let config = EvaluatorConfig::from_block(&json!({"answer": format, "threshold": 3})).unwrap_or_default();
+        let err = Evaluator::new("big", config).evaluate(&reply).err();
+        assert_eq!(
+            err.map(|e| e.to_string()),
+            Some(format!(
+                "the judge answer is {} bytes, more than the {MAX_ANSWER_BYTES}-byte limit; a judge's answer is a score and a short reason",
+                answer.len()
+            )),
+            "{format}"
+        );
+    }
+    let err = AzureEvaluator::Coherence.score(&Threshold::from(3u8), &reply).err();
+    assert!(matches!(err, Some(Error::AnswerTooLarge { .. })), "{err:?}");
+    // At the limit itself the answer is read.
+    let at_limit = format!("{{\"score\": 5}}{}", " ".repeat(MAX_ANSWER_BYTES - 12));
+    let config = EvaluatorConfig::from_block(&json!({"answer": "json", "threshold": 3})).unwrap_or_default();
+    let e = Evaluator::new("big", config).evaluate(&JudgeReply::text(at_limit)).ok();
+    assert_eq!(e.map(|e| (e.score, e.verdict)), Some((Some(5.0), Verdict::Pass)));
+}
+
+/// Every spelling of a non-finite score, in every format and in the verdict: no score,
+/// verdict unknown, and a problem that says why; never a pass.
+#[test]
+fn non_finite_scores_are_unknown_never_pass() {
+    use prompty_eval::{Evaluator, EvaluatorConfig};
+    let answers = [
+        ("json", r#"{"score": "inf"}"#),
+        ("json", r#"{"score": "-inf"}"#),
+        ("json", r#"{"score": "+Infinity"}"#),
+        ("json", r#"{"score": "infinity"}"#),
+        ("json", r#"{"score": "nan"}"#),
+        ("json", r#"{"score": "-NaN"}"#),
+        ("json", r#"{"score": "1e999"}"#),
+        ("json", r#"{"score": 1e999}"#),
+        ("json", r#"{"score": -1e999}"#),
+        ("json", r#"{"score": NaN}"#),
+        ("json", r#"{"score": Infinity}"#),
+        ("json", "```json\n{\"score\": \"inf\", \"reason\": \"fenced\"}\n```"),
+        ("json", r#"Score below. {"score": "Infinity", "reason": "in prose"}"#),
+        ("label", r#"{"score": "inf"}"#),
+        ("label", r#"{"score": 1e999}"#),
+        ("label", "inf"),
+        ("tags", "<S2>inf</S2>"),
+        ("number", "inf"),
+        ("number", "Infinity"),
+    ];
+    let mut rows = Vec::new();
+    for (format, answer) in answers {
+        for direction in ["higher", "lower", "equal"] {
+            let block = json!({"answer": format, "threshold": 3, "direction": direction});
+            let config = EvaluatorConfig::from_block(&block).unwrap_or_default();
+            let e = Evaluator::new("q", config).evaluate(&JudgeReply::text(answer));
+            let e = e.unwrap_or_default();
+            assert_eq!((e.score, e.verdict), (None, Verdict::Unknown), "{format} {direction} {answer}");
+            if direction == "higher" {
+                rows.push((answer, format!("{format}: {}", e.problem.unwrap_or_default())));
+            }
+        }
+    }
+    insta::assert_snapshot!(table(&rows));
+    let reference =
+        AzureEvaluator::Relevance.score(&Threshold::from(3u8), &reply(r#"{"explanation": "x", "score": "inf"}"#));
+    let reference = reference.unwrap_or_default();
+    assert_eq!((reference.score, reference.verdict), (None, Verdict::Unknown));
+}

@@ -1,11 +1,13 @@
 //! Everything the rules look at, computed once per file.
 
+use std::cell::OnceCell;
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
 use prompty_render::{ErrorKind, RenderOptions, Renderer};
 use prompty_syntax::yaml::Node;
-use prompty_syntax::{Loaded, Profile, Prompt};
+use prompty_syntax::{LineIndex, Loaded, Profile, Prompt};
 
 use crate::body::{Body, role_of};
 use crate::template::{Engine, Template};
@@ -48,6 +50,10 @@ pub(crate) struct Context<'a> {
     pub(crate) engine_vars: Option<Vec<String>>,
     /// Role lines that split in this profile, in order.
     pub(crate) roles: Vec<RoleLine>,
+    /// Line starts of the file, built on first use.
+    line_index: OnceCell<LineIndex>,
+    /// Input names as loaded or as written, built on first use (see [`Context::declares`]).
+    declared: OnceCell<HashSet<String>>,
 }
 
 impl<'a> Context<'a> {
@@ -88,7 +94,21 @@ impl<'a> Context<'a> {
             };
             roles.push(RoleLine { line: i, role, depth, block });
         }
-        Some(Self { text, loaded, prompt, profile, front, body, engine, template, compile_error, engine_vars, roles })
+        Some(Self {
+            text,
+            loaded,
+            prompt,
+            profile,
+            front,
+            body,
+            engine,
+            template,
+            compile_error,
+            engine_vars,
+            roles,
+            line_index: OnceCell::new(),
+            declared: OnceCell::new(),
+        })
     }
 
     /// The file span of a body range.
@@ -99,6 +119,11 @@ impl<'a> Context<'a> {
     /// The file span of body line `index` (without its line ending).
     pub(crate) fn line_span(&self, index: usize) -> Range<usize> {
         self.span(self.body.lines.get(index).cloned().unwrap_or(0..0))
+    }
+
+    /// The 1-based line number of a file offset.
+    pub(crate) fn line_number(&self, offset: usize) -> usize {
+        self.line_index.get_or_init(|| LineIndex::new(self.text)).line_col(self.text, offset).0
     }
 
     /// The messages of the template, when every role line renders unconditionally.
@@ -132,7 +157,11 @@ impl<'a> Context<'a> {
     pub(crate) fn declares(&self, name: &str) -> bool {
         // Names as written count too: an input the loader rejected (say, for an unknown
         // kind) is reported there, not again as undeclared here.
-        if self.prompt.input(name).is_some() || self.input_nodes().iter().any(|(n, _, _)| n == name) {
+        let declared = self.declared.get_or_init(|| {
+            let loaded = self.prompt.inputs.iter().flatten().map(|p| p.name.clone());
+            loaded.chain(self.input_nodes().into_iter().map(|(n, _, _)| n)).collect()
+        });
+        if declared.contains(name) {
             return true;
         }
         self.prompt

@@ -180,7 +180,7 @@ pub struct Report {
 pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
     let mut all: Vec<Finding> = loader_fixes::with_fixes(text, loaded);
     all.extend(lint(text, loaded));
-    let suppressions = suppress::Suppressions::parse(text);
+    let suppressions = suppress::Suppressions::parse(text).index();
     let before = all.len();
     let mut findings: Vec<Finding> =
         all.into_iter().filter(|f| selection.is_selected(f.diagnostic.code.id) && !suppressions.covers(f)).collect();

@@ -3,6 +3,9 @@
 //! - `P010` for a v1 parameter name in a v2 `model.options` (`max_tokens`): rename the key
 //!   to its v2 name (`maxOutputTokens`), unless that key is already there.
 
+use std::collections::{HashMap, HashSet};
+
+use prompty_syntax::yaml::Node;
 use prompty_syntax::{Loaded, V1_PARAMETER_NAMES, codes};
 
 use crate::Finding;
@@ -14,16 +17,20 @@ pub(crate) fn with_fixes(text: &str, loaded: &Loaded) -> Vec<Finding> {
         .and_then(|parts| parts.front_matter)
         .and_then(|fm| prompty_syntax::yaml::parse(text, fm.span.start, fm.text).ok())
         .and_then(|root| root.get("model").and_then(|m| m.get("options")).cloned());
+    let entries = options.as_ref().and_then(|o| o.as_map()).unwrap_or_default();
+    // The option keys by span and by name, looked up once per diagnostic.
+    let by_span: HashMap<(usize, usize), &Node> =
+        entries.iter().map(|(k, _)| ((k.span.start, k.span.end), k)).collect();
+    let names: HashSet<&str> = entries.iter().filter_map(|(k, _)| k.as_str()).collect();
     loaded
         .diagnostics
         .iter()
         .map(|d| {
             let mut f = Finding::new(d.clone());
             if d.code == codes::UNKNOWN_KEY
-                && let Some(entries) = options.as_ref().and_then(|o| o.as_map())
-                && let Some((key, _)) = entries.iter().find(|(k, _)| k.span == d.span)
+                && let Some(key) = by_span.get(&(d.span.start, d.span.end))
                 && let Some(v2) = V1_PARAMETER_NAMES.iter().find(|(v1, _)| key.as_str() == Some(*v1)).map(|(_, v2)| *v2)
-                && !entries.iter().any(|(k, _)| k.as_str() == Some(v2))
+                && !names.contains(v2)
                 && text.get(d.span.clone()) == key.as_str()
             {
                 f = f.fix(d.span.clone(), v2, format!("rename `{}` to `{v2}`", key.key_string()));

@@ -72,29 +72,41 @@ pub(crate) struct Template {
 
 impl Template {
     pub(crate) fn analyze(engine: Engine, body: &str, profile: Profile) -> Self {
-        match engine {
+        let mut t = match engine {
             Engine::Jinja => jinja(body, profile),
             Engine::Mustache => mustache(body),
             Engine::Handlebars => scan_tags(body, Flavor::Handlebars),
             Engine::Unknown => Template::default(),
-        }
+        };
+        // Literal runs are disjoint pieces of the body; in body order (which the walkers
+        // already produce) they can be searched instead of scanned.
+        t.literals.retain(|l| l.range.start < l.range.end);
+        t.literals.sort_by_key(|l| l.range.start);
+        t.exprs.sort_by_key(|e| e.start);
+        t
     }
 
     /// The literal run that holds body offset `offset`, if it is literal text.
     pub(crate) fn literal_at(&self, offset: usize) -> Option<&Literal> {
-        self.literals.iter().find(|l| l.range.start <= offset && offset < l.range.end.max(l.range.start + 1))
+        let after = self.literals.partition_point(|l| l.range.start <= offset);
+        self.literals.get(after.checked_sub(1)?).filter(|l| offset < l.range.end)
     }
 
     /// Whether anything in `range` prints: an expression tag, or literal non-blank text.
+    /// Costs a binary search plus the literal text inside `range`.
     pub(crate) fn prints_in(&self, body: &str, range: Range<usize>) -> bool {
-        if self.exprs.iter().any(|e| e.start >= range.start && e.start < range.end) {
+        let first_expr = self.exprs.partition_point(|e| e.start < range.start);
+        if self.exprs.get(first_expr).is_some_and(|e| e.start < range.end) {
             return true;
         }
-        self.literals.iter().any(|l| {
-            let s = l.range.start.max(range.start);
-            let e = l.range.end.min(range.end);
-            s < e && body.get(s..e).is_some_and(|t| !t.trim().is_empty())
-        })
+        let first_literal = self.literals.partition_point(|l| l.range.end <= range.start);
+        self.literals.get(first_literal..).unwrap_or_default().iter().take_while(|l| l.range.start < range.end).any(
+            |l| {
+                let s = l.range.start.max(range.start);
+                let e = l.range.end.min(range.end);
+                s < e && body.get(s..e).is_some_and(|t| !t.trim().is_empty())
+            },
+        )
     }
 }
 
@@ -405,5 +417,36 @@ mod tests {
         assert_eq!(t.literal_at(user).and_then(|l| l.block.as_deref()), Some("items"));
         assert!(!t.prints_in(body, 0..11));
         assert!(t.vars.iter().any(|v| v.root == "x" && v.escapes_html));
+    }
+
+    /// The searched lookups answer like a scan of every literal and tag, at every offset and
+    /// over every short range, for each engine.
+    #[test]
+    fn searches_agree_with_scans() {
+        let bodies = [
+            (
+                Engine::Jinja,
+                "system:\nhi {{ a }}{{b}} x\n{% if c %}\nuser:\n  {{ d }}\n{% endif %}{# c #}\n\n{% for i in e %}{{ i }}{% endfor %}tail",
+            ),
+            (Engine::Jinja, "{% raw %}{{ x }}{% endraw %}\n{%- if y -%}\n  \n{%- endif %}\nuser:\n"),
+            (Engine::Mustache, "{{! c }}\nsystem:\n{{#s}}\nuser:\n{{.}} {{{t}}}\n{{/s}}\n \n{{^n}}x{{/n}}"),
+            (Engine::Handlebars, "{{#if a}}\nuser:\n{{b}}\n{{/if}}\n  \n{{c}}"),
+        ];
+        for (engine, body) in bodies {
+            let t = Template::analyze(engine, body, Profile::Spec);
+            assert!(t.parsed, "{body}");
+            for offset in 0..=body.len() {
+                let scanned = t.literals.iter().find(|l| l.range.start <= offset && offset < l.range.end);
+                assert_eq!(t.literal_at(offset).map(|l| &l.range), scanned.map(|l| &l.range), "{body:?} at {offset}");
+                for end in offset..=(offset + 12).min(body.len()) {
+                    let expr = t.exprs.iter().any(|e| e.start >= offset && e.start < end);
+                    let text = t.literals.iter().any(|l| {
+                        let (s, e) = (l.range.start.max(offset), l.range.end.min(end));
+                        s < e && body.get(s..e).is_some_and(|x| !x.trim().is_empty())
+                    });
+                    assert_eq!(t.prints_in(body, offset..end), expr || text, "{body:?} over {offset}..{end}");
+                }
+            }
+        }
     }
 }

@@ -100,7 +100,18 @@ impl Diagnostic {
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// Characters before each block of [`CHAR_BLOCK`] bytes, so that a column costs at most
+    /// one block of counting however long its line is.
+    chars_before_block: Vec<usize>,
     len: usize,
+}
+
+/// Bytes per entry of [`LineIndex::chars_before_block`].
+const CHAR_BLOCK: usize = 256;
+
+/// Whether a byte starts a UTF-8 character (is not a continuation byte).
+fn starts_char(b: u8) -> bool {
+    b & 0xC0 != 0x80
 }
 
 impl LineIndex {
@@ -108,7 +119,21 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
-        Self { starts, len: text.len() }
+        let mut chars_before_block = Vec::with_capacity(text.len() / CHAR_BLOCK + 1);
+        let mut chars = 0usize;
+        for block in text.as_bytes().chunks(CHAR_BLOCK) {
+            chars_before_block.push(chars);
+            chars += block.iter().filter(|&&b| starts_char(b)).count();
+        }
+        Self { starts, chars_before_block, len: text.len() }
+    }
+
+    /// Characters in `text[..offset]` (`offset` within the indexed text).
+    fn chars_before(&self, text: &str, offset: usize) -> usize {
+        let block = offset / CHAR_BLOCK;
+        let base = self.chars_before_block.get(block).copied().unwrap_or(0);
+        let tail = text.as_bytes().get(block * CHAR_BLOCK..offset).unwrap_or_default();
+        base + tail.iter().filter(|&&b| starts_char(b)).count()
     }
 
     /// 1-based (line, column) of a byte offset; offsets past the end clamp to the end.
@@ -116,7 +141,12 @@ impl LineIndex {
         let offset = offset.min(self.len);
         let line = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
         let start = self.starts.get(line).copied().unwrap_or(0);
-        let col = text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let col = match text.get(start..offset) {
+            // The indexed text: count through the block table, in time independent of the line's length.
+            Some(_) if text.len() == self.len => self.chars_before(text, offset) - self.chars_before(text, start),
+            Some(s) => s.chars().count(),
+            None => offset - start,
+        };
         (line + 1, col + 1)
     }
 
@@ -153,5 +183,19 @@ mod tests {
         assert_eq!(idx.offset(text, 2, 3), 6);
         assert_eq!(idx.offset(text, 3, 1), 8);
         assert_eq!(idx.offset(text, 9, 1), text.len());
+    }
+
+    /// Columns through the block table equal counting the line's characters, on long lines
+    /// of mixed one- to four-byte characters, at every character boundary.
+    #[test]
+    fn columns_of_long_lines() {
+        let line: String = (0..700).map(|i| ['a', '\u{e9}', '\u{20ac}', '\u{1f600}'][i % 4]).collect();
+        let text = format!("{line}\n{line}\r\n\n{line}");
+        let idx = LineIndex::new(&text);
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+            let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[..offset].matches('\n').count() + 1;
+            assert_eq!(idx.line_col(&text, offset), (line, text[start..offset].chars().count() + 1), "at {offset}");
+        }
     }
 }

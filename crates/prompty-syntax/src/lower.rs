@@ -3,6 +3,8 @@
 //! v1 (promptflow) constructs are read natively: each is reported once as a warning that
 //! names its v2 spelling, and its meaning is kept (parameters verbatim in [`Legacy`]).
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::codes;
@@ -460,9 +462,9 @@ impl Lowerer<'_> {
         }
         self.report_v1_types(what);
         self.v1_types = outer_types;
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::with_capacity(out.len());
         for p in &out {
-            if seen.contains(&p.name.as_str()) {
+            if !seen.insert(p.name.as_str()) {
                 self.push(
                     Diagnostic::error(
                         codes::DUPLICATE_NAME,
@@ -471,8 +473,6 @@ impl Lowerer<'_> {
                     )
                     .with_help("give each property a distinct name"),
                 );
-            } else {
-                seen.push(&p.name);
             }
         }
         out

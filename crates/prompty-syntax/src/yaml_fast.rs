@@ -11,12 +11,12 @@ use std::borrow::Cow;
 use serde_json::Number;
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
 
-use crate::yaml::{MAX_YAML_DEPTH, Node, NodeValue, flow_close};
+use crate::yaml::{MAX_YAML_DEPTH, MAX_YAML_NODES, Node, NodeValue, flow_close};
 
 /// The root node of `yaml` (which starts at byte `base` of the file), or `None` to fall back.
 pub(crate) fn parse(yaml: &str, base: usize) -> Option<Node> {
     let mut events = Parser::new_from_str(yaml).filter(|e| !matches!(e, Ok((Event::Comment(..), _))));
-    let mut b = Builder { events: &mut events, yaml, base };
+    let mut b = Builder { events: &mut events, yaml, base, nodes: 0 };
     match b.next()? {
         (Event::StreamStart, _) => {}
         _ => return None,
@@ -45,6 +45,21 @@ struct Builder<'a, I> {
     events: &'a mut I,
     yaml: &'a str,
     base: usize,
+    /// Nodes built so far, counted like the full parser's node budget.
+    nodes: usize,
+}
+
+/// Whether two keys of a mapping (all string keys) are equal: pairwise for the few keys
+/// of ordinary front matter, through a hash set for long mappings (linear either way).
+fn has_duplicate_key(entries: &[(Node, Node)]) -> bool {
+    const PAIRWISE: usize = 8;
+    if entries.len() <= PAIRWISE {
+        return entries.iter().enumerate().any(|(i, (k, _))| {
+            entries.get(i + 1..).is_some_and(|rest| rest.iter().any(|(other, _)| other.as_str() == k.as_str()))
+        });
+    }
+    let mut seen = std::collections::HashSet::with_capacity(entries.len());
+    entries.iter().any(|(k, _)| !seen.insert(k.as_str()))
 }
 
 impl<'input, I> Builder<'_, I>
@@ -70,7 +85,9 @@ where
 
     fn node(&mut self, (event, span): (Event<'input>, Span), depth: usize) -> Option<Node> {
         let yaml = self.yaml;
-        if depth >= MAX_YAML_DEPTH {
+        // Past either limit the full path parses the text and reports the breach.
+        self.nodes += 1;
+        if depth >= MAX_YAML_DEPTH || self.nodes > MAX_YAML_NODES {
             return None;
         }
         match event {
@@ -99,19 +116,18 @@ where
                     if matches!(next.0, Event::MappingEnd) {
                         break;
                     }
-                    // Keys are plain text; `<<` (merge) and repeated keys go to the full path.
+                    // Keys are plain text; `<<` (merge) goes to the full path.
                     let key = self.node(next, depth + 1)?;
-                    match &key.value {
-                        NodeValue::String(k) if k != "<<" => {
-                            if entries.iter().any(|(e, _)| e.as_str() == Some(k)) {
-                                return None;
-                            }
-                        }
-                        _ => return None,
+                    if !matches!(&key.value, NodeValue::String(k) if k != "<<") {
+                        return None;
                     }
                     let value_event = self.next()?;
                     let value = self.node(value_event, depth + 1)?;
                     entries.push((key, value));
+                }
+                // Repeated keys go to the full path, which reports them.
+                if has_duplicate_key(&entries) {
+                    return None;
                 }
                 let end = entries.last().map_or(open.end, |(_, v)| v.span.end.max(open.end));
                 let end = flow_close(yaml, self.base, open.start, end, b'{', b'}');
@@ -219,6 +235,23 @@ mod tests {
         "big: 18446744073709551615\nbigger: 18446744073709551616\nneg: -9223372036854775808\n",
         "f: 1.\ng: -1.5e-3\nh: 2.5E+2\n",
     ];
+
+    /// Around the node budget both paths agree: the fast path gives up exactly where the
+    /// full path refuses, so a long mapping is never accepted by one and refused by the other.
+    #[test]
+    fn the_node_budget_is_the_same_on_both_paths() {
+        let limit = crate::yaml::MAX_YAML_NODES;
+        // A list of n scalars is 1 + n values.
+        for extra in [0, 1] {
+            let doc: String = (0..limit - 1 + extra).map(|i| format!("- {i}\n")).collect();
+            let fast = super::parse(&doc, 0);
+            let full = parse_full(&doc, 0, &doc);
+            assert_eq!((fast.is_some(), full.is_ok()), (extra == 0, extra == 0), "{extra} over the limit");
+            if let Some(node) = fast {
+                assert_eq!(Ok(node), full);
+            }
+        }
+    }
 
     #[test]
     fn the_fast_path_agrees_with_the_full_parser() {

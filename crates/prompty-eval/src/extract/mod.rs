@@ -88,4 +88,17 @@ impl AnswerFormat {
     }
 }
 
+/// The largest judge answer the evaluators read: 4 MiB. Every extractor is linear in the
+/// answer's length; the limit keeps one runaway answer (a model that never stops, a file
+/// given by mistake) from holding a run for long and says so.
+pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+
+/// `Ok` when `answer` is within [`MAX_ANSWER_BYTES`], else [`Error::AnswerTooLarge`].
+pub fn check_answer_size(answer: &str) -> Result<(), Error> {
+    if answer.len() > MAX_ANSWER_BYTES {
+        return Err(Error::AnswerTooLarge { size: answer.len(), limit: MAX_ANSWER_BYTES });
+    }
+    Ok(())
+}
+
 type PResult<'a, T> = nom::IResult<&'a str, T, nom::error::Error<&'a str>>;

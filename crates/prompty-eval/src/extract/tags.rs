@@ -16,8 +16,7 @@
 //! * An empty answer has no score and an empty reason.
 
 use nom::Parser;
-use nom::bytes::complete::{tag, take_till, take_until};
-use nom::character::complete::satisfy;
+use nom::bytes::complete::{tag, take_until};
 
 use super::{Extracted, PResult};
 use crate::error::Error;
@@ -77,25 +76,25 @@ enum Attempt {
     Unusable(String),
 }
 
-/// Tries the `<S2>` tag at the start of `input`.
-fn score_at(input: &str, range: DigitRange) -> Attempt {
-    let after_tag = match tag::<_, _, nom::error::Error<&str>>(OPEN_SCORE).parse(input) {
-        Ok((rest, _)) => rest,
-        Err(_) => return Attempt::Unusable("not at a <S2> tag".to_owned()),
+/// Tries the `<S2>` tag whose text starts at byte `after_tag` of `answer` (just past the
+/// tag). `digits` finds the first digit at or after a position; `last_close` is where the
+/// last `</S2>` of the answer starts.
+fn score_at(
+    answer: &str,
+    after_tag: usize,
+    range: DigitRange,
+    digits: &mut NextDigit,
+    last_close: Option<usize>,
+) -> Attempt {
+    let Some((at_digit, digit)) = digits.at_or_after(answer, after_tag) else {
+        return Attempt::Unusable("no digit after <S2>".to_owned());
     };
-    let (at_digit, _) = match skip_non_digits(after_tag) {
-        Ok(parsed) => parsed,
-        Err(_) => return Attempt::Unusable("no digit after <S2>".to_owned()),
-    };
-    let in_range = |c: char| range.contains(c);
-    let (after_digit, digit) = match satisfy::<_, &str, nom::error::Error<&str>>(in_range).parse(at_digit) {
-        Ok(parsed) => parsed,
-        Err(_) => {
-            let found = at_digit.chars().next().map(String::from).unwrap_or_default();
-            return Attempt::Unusable(format!("the first digit after <S2> is `{found}`, outside {}", range.as_class()));
-        }
-    };
-    if take_until::<_, _, nom::error::Error<&str>>(CLOSE_SCORE).parse(after_digit).is_err() {
+    if !range.contains(digit) {
+        return Attempt::Unusable(format!("the first digit after <S2> is `{digit}`, outside {}", range.as_class()));
+    }
+    // A `</S2>` somewhere after the digit: the last one is, if any is.
+    let after_digit = at_digit + digit.len_utf8();
+    if last_close.is_none_or(|close| close < after_digit) {
         return Attempt::Unusable(format!("no </S2> after the digit `{digit}`"));
     }
     match digit.to_digit(10) {
@@ -104,32 +103,47 @@ fn score_at(input: &str, range: DigitRange) -> Attempt {
     }
 }
 
-fn skip_non_digits(input: &str) -> PResult<'_, &str> {
-    let (rest, skipped) = take_till(py::is_decimal_digit).parse(input)?;
-    if rest.is_empty() {
-        return Err(nom::Err::Error(nom::error::Error::new(rest, nom::error::ErrorKind::Digit)));
-    }
-    Ok((rest, skipped))
+/// The first decimal digit at or after a position, remembered: the `<S2>` tags are tried
+/// left to right, so the search only ever moves forward and reads each byte once.
+#[derive(Default)]
+struct NextDigit {
+    /// The last search: (from, the digit found at or after it and where).
+    last: Option<(usize, Option<(usize, char)>)>,
 }
 
-/// The score of a tag answer, or why there is none.
+impl NextDigit {
+    fn at_or_after(&mut self, answer: &str, from: usize) -> Option<(usize, char)> {
+        if let Some((searched_from, found)) = self.last
+            && searched_from <= from
+            && found.is_none_or(|(at, _)| at >= from)
+        {
+            return found;
+        }
+        let found = answer
+            .get(from..)
+            .and_then(|rest| rest.char_indices().find(|&(_, c)| py::is_decimal_digit(c)).map(|(i, c)| (from + i, c)));
+        self.last = Some((from, found));
+        found
+    }
+}
+
+/// The score of a tag answer, or why there is none. One pass: the tags are found with a
+/// substring search that moves forward, the digit search is shared between tags, and
+/// "a `</S2>` after the digit" is a comparison with the last `</S2>`.
 pub fn score(answer: &str, range: DigitRange) -> Result<f64, Error> {
-    let mut rest = answer;
+    let last_close = answer.rfind(CLOSE_SCORE);
+    let mut digits = NextDigit::default();
     let mut first_problem: Option<String> = None;
-    loop {
-        let found: PResult<'_, &str> = take_until(OPEN_SCORE).parse(rest);
-        let Ok((at_tag, _)) = found else {
-            let detail = first_problem.unwrap_or_else(|| "the answer has no <S2> tag".to_owned());
-            return Err(Error::NoTagScore { detail });
-        };
-        match score_at(at_tag, range) {
+    for (at_tag, _) in answer.match_indices(OPEN_SCORE) {
+        match score_at(answer, at_tag + OPEN_SCORE.len(), range, &mut digits, last_close) {
             Attempt::Score(s) => return Ok(s),
             Attempt::Unusable(why) => {
                 first_problem.get_or_insert(why);
             }
         }
-        rest = at_tag.get(OPEN_SCORE.len()..).unwrap_or_default();
     }
+    let detail = first_problem.unwrap_or_else(|| "the answer has no <S2> tag".to_owned());
+    Err(Error::NoTagScore { detail })
 }
 
 /// The reason of a tag answer: the stripped text of the first
@@ -248,6 +262,51 @@ mod tests {
         assert_eq!(reason("<S1>a</S1><S1>b</S1>"), "a");
         assert_eq!(reason("<S1>unclosed"), "");
         assert_eq!(reason("no tags"), "");
+    }
+
+    /// The rule read literally, one fresh search per `<S2>`: skip to the first digit, check
+    /// it, look for a `</S2>` after it.
+    fn score_by_definition(answer: &str, range: DigitRange) -> Result<f64, Error> {
+        let mut first_problem = None;
+        for (at, _) in answer.match_indices(OPEN_SCORE) {
+            let after = &answer[at + OPEN_SCORE.len()..];
+            let why = match after.char_indices().find(|&(_, c)| py::is_decimal_digit(c)) {
+                None => "no digit after <S2>".to_owned(),
+                Some((_, c)) if !range.contains(c) => {
+                    format!("the first digit after <S2> is `{c}`, outside {}", range.as_class())
+                }
+                Some((i, c)) if after[i + c.len_utf8()..].contains(CLOSE_SCORE) => {
+                    return Ok(f64::from(c.to_digit(10).unwrap_or_default()));
+                }
+                Some((_, c)) => format!("no </S2> after the digit `{c}`"),
+            };
+            first_problem.get_or_insert(why);
+        }
+        Err(Error::NoTagScore { detail: first_problem.unwrap_or_else(|| "the answer has no <S2> tag".to_owned()) })
+    }
+
+    #[test]
+    fn one_pass_agrees_with_the_rule_read_literally() {
+        let pieces = ["<S2>", "</S2>", "<S1>", "4", "0", "7", "\u{0664}", "x", " ", "<S", "2>", "</", "\n"];
+        let mut state = 0x5eed_7a65_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let ranges = [DigitRange::ONE_TO_FIVE, DigitRange { lo: 0, hi: 9 }, DigitRange { lo: 0, hi: 1 }];
+        let mut scored = 0;
+        for _ in 0..20_000 {
+            let len = (next() % 14) as usize;
+            let answer: String = (0..len).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+            for r in ranges {
+                let expected = score_by_definition(&answer, r);
+                scored += usize::from(expected.is_ok());
+                assert_eq!(score(&answer, r), expected, "{answer:?} {r:?}");
+            }
+        }
+        assert!(scored > 1_000, "only {scored} answers scored");
     }
 
     #[test]

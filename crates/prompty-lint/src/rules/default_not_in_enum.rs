@@ -40,7 +40,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     for (name, _, node) in cx.input_nodes() {
         let (Some(values), Some(default)) = (node.get("enumValues"), node.get("default")) else { continue };
         let NodeValue::Seq(items) = &values.value else { continue };
-        if default.is_null() || items.iter().any(|i| i.to_json() == default.to_json()) {
+        let default_value = default.to_json();
+        if default.is_null() || items.iter().any(|i| i.to_json() == default_value) {
             continue;
         }
         let listed: Vec<String> = items.iter().map(|i| i.to_json().to_string()).collect();

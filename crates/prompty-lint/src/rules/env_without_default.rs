@@ -1,3 +1,5 @@
+use std::collections::HashSet;
+
 use prompty_syntax::codes;
 
 use crate::Finding;
@@ -47,13 +49,19 @@ fn secret_like(name: &str) -> bool {
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(front) = &cx.front else { return };
+    let reported: HashSet<(usize, usize)> = cx
+        .loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == codes::ENV_NOT_SET)
+        .map(|d| (d.span.start, d.span.end))
+        .collect();
     walk_strings(front, &mut Vec::new(), &mut |_, node| {
         let Some(r) = node.as_str().and_then(prompty_syntax::parse_reference) else { return };
         if !r.protocol.eq_ignore_ascii_case("env") || r.value.contains(':') || secret_like(r.value) {
             return;
         }
-        let reported = cx.loaded.diagnostics.iter().any(|d| d.code == codes::ENV_NOT_SET && d.span == node.span);
-        if reported {
+        if reported.contains(&(node.span.start, node.span.end)) {
             return;
         }
         let name = r.value;

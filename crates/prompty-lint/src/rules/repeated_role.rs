@@ -40,7 +40,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         let [a, b] = pair else { continue };
         let (Some(ra), Some(rb)) = (cx.roles.get(a.role_index), cx.roles.get(b.role_index)) else { continue };
         if ra.role == rb.role {
-            let (line, _) = prompty_syntax::LineIndex::new(cx.text).line_col(cx.text, cx.line_span(ra.line).start);
+            let line = cx.line_number(cx.line_span(ra.line).start);
             out.push(
                 RepeatedRole::META
                     .finding(

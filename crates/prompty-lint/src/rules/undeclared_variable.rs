@@ -1,8 +1,10 @@
+use std::collections::{HashMap, HashSet};
+
 use prompty_syntax::did_you_mean;
 
 use crate::Finding;
 use crate::context::Context;
-use crate::template::Engine;
+use crate::template::{Engine, VarUse};
 
 declare_rule! {
     /// ## What it does
@@ -61,30 +63,46 @@ const GLOBALS: &[&str] = &[
     "kwargs",
 ];
 
+/// Findings that get a "did you mean" search; the search compares a name with every
+/// declared input, so past this many findings in one file the help names no candidate and
+/// the rule stays linear in the file's size.
+const SUGGESTED_FINDINGS: usize = 100;
+
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(vars) = &cx.engine_vars else { return };
     let declared: Vec<&str> = cx.prompt.inputs.iter().flatten().map(|p| p.name.as_str()).collect();
+    let read: HashSet<&str> = vars.iter().map(String::as_str).collect();
+    let unread: Vec<&str> = declared.iter().copied().filter(|d| !read.contains(d)).collect();
+    // Mustache names inside a section may come from the section's value: only
+    // top-level reads are certain to come from the inputs.
+    let mut first_reads: HashMap<&str, &VarUse> = HashMap::new();
+    for v in cx.template.vars.iter().filter(|v| cx.engine != Engine::Mustache || v.depth == 0) {
+        first_reads.entry(v.root.as_str()).or_insert(v);
+    }
+    let mut suggestions = SUGGESTED_FINDINGS;
     for name in vars {
         if cx.declares(name) || (cx.engine == Engine::Jinja && GLOBALS.contains(&name.as_str())) {
             continue;
         }
-        // Mustache names inside a section may come from the section's value: only
-        // top-level reads are certain to come from the inputs.
-        let Some(first) =
-            cx.template.vars.iter().find(|v| &v.root == name && (cx.engine != Engine::Mustache || v.depth == 0))
-        else {
+        let Some(first) = first_reads.get(name.as_str()) else {
             continue;
         };
         // A declared input that the template never reads and that shares a prefix with this
         // name is the likeliest intended spelling (`doc` declared, `document` read).
         let unused_match = || {
-            declared.iter().copied().find(|d| {
-                !vars.iter().any(|v| v == d)
-                    && d.len().min(name.len()) >= 3
-                    && (name.starts_with(d) || d.starts_with(name.as_str()))
-            })
+            unread
+                .iter()
+                .copied()
+                .find(|d| d.len().min(name.len()) >= 3 && (name.starts_with(d) || d.starts_with(name.as_str())))
         };
-        let help = match (did_you_mean(name, &declared), unused_match()) {
+        let (close, unused) = match suggestions.checked_sub(1) {
+            Some(left) => {
+                suggestions = left;
+                (did_you_mean(name, &declared), unused_match())
+            }
+            None => (None, None),
+        };
+        let help = match (close, unused) {
             (Some(s), _) => format!("did you mean `{s}`?"),
             (None, Some(s)) => format!("did you mean `{s}` (declared, but never read)?"),
             (None, None) if cx.prompt.profile == prompty_syntax::Profile::Promptflow => {

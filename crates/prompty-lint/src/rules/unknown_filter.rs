@@ -1,3 +1,6 @@
+use std::cell::OnceCell;
+use std::collections::HashMap;
+
 use prompty_syntax::{Severity, did_you_mean};
 
 use crate::Finding;
@@ -106,16 +109,11 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     if cx.engine != Engine::Jinja {
         return;
     }
-    let mut verdicts: Vec<(&str, bool)> = Vec::new();
+    let mut verdicts: HashMap<&str, bool> = HashMap::new();
+    // The Jinja2 filters this renderer has, worked out once for every suggestion.
+    let candidates: OnceCell<Vec<&str>> = OnceCell::new();
     for (name, span) in &cx.template.filters {
-        let is_known = match verdicts.iter().find(|(n, _)| n == name) {
-            Some((_, k)) => *k,
-            None => {
-                let k = known(name);
-                verdicts.push((name, k));
-                k
-            }
-        };
+        let is_known = *verdicts.entry(name.as_str()).or_insert_with(|| known(name));
         if is_known {
             continue;
         }
@@ -125,8 +123,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                 .severity(Severity::Warning)
                 .help("rewrite the expression without it; this toolkit cannot render the prompt as written")
         } else {
-            let candidates: Vec<&str> = JINJA2_FILTERS.iter().copied().filter(|f| known(f)).collect();
-            let help = match did_you_mean(name, &candidates) {
+            let candidates = candidates.get_or_init(|| JINJA2_FILTERS.iter().copied().filter(|f| known(f)).collect());
+            let help = match did_you_mean(name, candidates) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "see the Jinja2 built-in filters".to_owned(),
             };

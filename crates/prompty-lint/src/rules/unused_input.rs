@@ -1,3 +1,5 @@
+use std::collections::HashSet;
+
 use crate::Finding;
 use crate::context::Context;
 
@@ -45,12 +47,11 @@ declare_rule! {
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(vars) = &cx.engine_vars else { return };
+    let read: HashSet<&str> = vars.iter().map(String::as_str).collect();
+    let bound: HashSet<&str> =
+        cx.prompt.tools.iter().flatten().flat_map(|t| t.binding_inputs().map(|(_, input)| input)).collect();
     for input in cx.prompt.inputs.iter().flatten() {
-        if vars.contains(&input.name) {
-            continue;
-        }
-        let bound = cx.prompt.tools.iter().flatten().any(|t| t.binding_inputs().any(|(_, i)| i == input.name));
-        if bound {
+        if read.contains(input.name.as_str()) || bound.contains(input.name.as_str()) {
             continue;
         }
         let tag = match cx.engine {
