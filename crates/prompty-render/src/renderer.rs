@@ -18,6 +18,14 @@ use crate::roles::{forges_boundary, role_line};
 /// The context variable that carries the per-render role-line nonce.
 const NONCE_VAR: &str = "__prompty_nonce";
 
+/// Random bytes in the rich-input placeholders `prepare` expands: 128 bits, so that no input
+/// value can guess the placeholder of a render.
+const RICH_NONCE_BYTES: usize = 16;
+
+/// Random bytes in the placeholders shown by `render_text` (never expanded): the spec's
+/// form, `__PROMPTY_THREAD_<8 hex>_<name>__`.
+const DISPLAY_NONCE_BYTES: usize = 4;
+
 /// How to build a [`Renderer`].
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
@@ -102,7 +110,7 @@ impl Renderer {
     /// Validates inputs and renders the template to text, without the role split: what
     /// the reference engine's render step returns. Rich inputs appear as their nonces.
     pub fn render_text(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
-        let (mut ctx, _) = self.context(inputs)?;
+        let (mut ctx, _) = self.context(inputs, DISPLAY_NONCE_BYTES)?;
         if self.profile == Profile::Promptflow {
             Escapes::escape(&mut ctx)?;
         }
@@ -112,7 +120,7 @@ impl Renderer {
 
     /// Validates inputs, renders, splits into messages and expands rich inputs.
     pub fn prepare(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
-        let (mut ctx, rich) = self.context(inputs)?;
+        let (mut ctx, rich) = self.context(inputs, RICH_NONCE_BYTES)?;
         match self.profile {
             Profile::Spec => {
                 let nonce = if self.strict { Some(random_hex(8)?) } else { None };
@@ -124,7 +132,7 @@ impl Renderer {
                 // variable's hex value can never hold a role line.
                 let strict = nonce.as_deref().map(|nonce| Strict { nonce, inputs: &ctx });
                 let messages = split_inner(&text, strict.as_ref())?;
-                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich) }
+                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Promptflow => {
                 let escapes = Escapes::escape(&mut ctx)?;
@@ -144,7 +152,7 @@ impl Renderer {
         inputs: &Map<String, Value>,
         strict_inputs: &[String],
     ) -> Result<Vec<Segment>, Error> {
-        let (ctx, _) = self.context(inputs)?;
+        let (ctx, _) = self.context(inputs, DISPLAY_NONCE_BYTES)?;
         let is_strict = |name: &str| {
             strict_inputs.iter().any(|s| s == name) || self.prompt.input(name).is_some_and(|p| p.strict == Some(true))
         };
@@ -202,8 +210,13 @@ impl Renderer {
         compiled.as_ref().map_err(Clone::clone)
     }
 
-    /// Validated inputs with rich inputs replaced by nonces, and the rich values.
-    fn context<'a>(&'a self, inputs: &'a Map<String, Value>) -> Result<(Context<'a>, Vec<RichInput>), Error> {
+    /// Validated inputs with rich inputs replaced by nonces of `nonce_bytes` random bytes,
+    /// and the rich values.
+    fn context<'a>(
+        &'a self,
+        inputs: &'a Map<String, Value>,
+        nonce_bytes: usize,
+    ) -> Result<(Context<'a>, Vec<RichInput>), Error> {
         let mut ctx = Context::new(self.prompt.resolve_inputs(inputs)?);
         for p in self.prompt.inputs.iter().flatten() {
             if p.strict == Some(true)
@@ -221,9 +234,9 @@ impl Renderer {
         if self.profile == Profile::Spec {
             for (name, kind) in &self.rich {
                 let Some(original) = ctx.get(name).cloned() else { continue };
-                let nonce = format!("__PROMPTY_THREAD_{}_{name}__", random_hex(4)?);
-                ctx.set(name, Value::String(nonce));
-                rich.push(RichInput { name: name.clone(), kind: *kind, value: original });
+                let nonce = format!("__PROMPTY_THREAD_{}_{name}__", random_hex(nonce_bytes)?);
+                ctx.set(name, Value::String(nonce.clone()));
+                rich.push(RichInput { name: name.clone(), kind: *kind, value: original, nonce });
             }
         }
         Ok((ctx, rich))
@@ -240,6 +253,8 @@ fn root_variable(expr: &str) -> Option<String> {
 fn add_nonces(body: &str, format: &str) -> String {
     let placeholder = match format {
         "jinja2" | "jinja" | "nunjucks" => "{{ __prompty_nonce }}",
+        // Inside `{{#each}}` and `{{#with}}` a bare name is looked up in the block's value.
+        "handlebars" | "hbs" => "{{@root.__prompty_nonce}}",
         _ => "{{__prompty_nonce}}",
     };
     let mut out = String::with_capacity(body.len() + 64);
