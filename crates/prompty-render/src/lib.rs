@@ -19,6 +19,7 @@ mod context;
 mod engine;
 mod error;
 mod limits;
+mod marks;
 mod message;
 mod parse;
 mod promptflow;

@@ -10,9 +10,10 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::marks::{MARK_VAR, compile_marked, mark_from, strip_marks};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
-use crate::promptflow::{Escapes, split_messages_promptflow};
+use crate::promptflow::{Escapes, Provenance, split_checked};
 use crate::roles::{forges_boundary, role_line};
 
 /// The context variable that carries the per-render role-line nonce.
@@ -57,11 +58,14 @@ pub struct Renderer {
     profile: Profile,
     limits: Limits,
     location: BodyLocation,
-    /// The body as compiled for prepare (strict nonces added to role lines when strict).
+    /// The body as compiled for prepare: strict nonces added to role lines (spec profile,
+    /// when strict) or provenance marks before role words and labels (promptflow profile).
     body: String,
     engine: Engine,
     strict: bool,
-    /// The body without nonces, compiled on first use (for `render_text`).
+    /// Whether `body` differs from the prompt's template.
+    rewritten: bool,
+    /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     rich: Vec<(String, PropertyKind)>,
 }
@@ -83,13 +87,20 @@ impl Renderer {
         }
         let strict = profile == Profile::Spec && prompt.template.format.strict.unwrap_or(true);
         let instructions = prompt.instructions.clone().unwrap_or_default();
-        let body = if strict { add_nonces(&instructions, &prompt.template.format.kind) } else { instructions };
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
-        let engine = Engine::compile(&prompt.template.format.kind, body.clone(), profile, &options.limits, &location)?;
+        let format = &prompt.template.format.kind;
+        let (body, engine, rewritten) = if profile == Profile::Promptflow {
+            let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
+            (marked.body, marked.engine, marked.marks > 0)
+        } else {
+            let body = if strict { add_nonces(&instructions, format) } else { instructions };
+            let engine = Engine::compile(format, body.clone(), profile, &options.limits, &location)?;
+            (body, engine, strict)
+        };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
-        Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, plain, rich })
+        Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, rewritten, plain, rich })
     }
 
     /// The prompt.
@@ -135,9 +146,16 @@ impl Renderer {
                 if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Promptflow => {
+                // As promptflow does: role words on role lines of top-level string inputs are
+                // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
+                // Any other role line or label must carry this render's mark.
+                let mark = mark_from(random_u64()?);
+                ctx.set(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                let mut messages = split_messages_promptflow(&text)?;
+                let (text, marks) = strip_marks(&text, &mark);
+                let provenance = Provenance { marks: &marks, inputs: &ctx };
+                let mut messages = split_checked(&text, Some(&provenance))?;
                 escapes.restore(&mut messages);
                 Ok(messages)
             }
@@ -194,8 +212,8 @@ impl Renderer {
     }
 
     fn plain_engine(&self) -> Result<&Engine, Error> {
-        // Without strict nonces the compiled body is the plain body.
-        if !self.strict {
+        // Without nonces or marks the compiled body is the plain body.
+        if !self.rewritten {
             return Ok(&self.engine);
         }
         let compiled = self.plain.get_or_init(|| {
@@ -291,9 +309,9 @@ thread_local! {
     static POOL: std::cell::RefCell<RandomPool> = const { std::cell::RefCell::new(RandomPool { buf: [0; 512], used: 512 }) };
 }
 
-/// `n` (at most 16) fresh random bytes as lowercase hex.
-fn random_hex(n: usize) -> Result<String, Error> {
-    let n = n.min(16);
+/// Fills `out` (at most 16 bytes) with fresh random bytes.
+fn random_fill(out: &mut [u8]) -> Result<(), Error> {
+    let n = out.len().min(16);
     POOL.with(|pool| {
         let mut pool = pool.borrow_mut();
         if pool.used + n > pool.buf.len() {
@@ -303,13 +321,31 @@ fn random_hex(n: usize) -> Result<String, Error> {
         }
         let start = pool.used;
         pool.used += n;
-        let mut s = String::with_capacity(n * 2);
-        for b in pool.buf.get(start..start + n).unwrap_or_default() {
-            s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
-            s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
+        if let (Some(dst), Some(src)) = (out.get_mut(..n), pool.buf.get(start..start + n)) {
+            dst.copy_from_slice(src);
         }
-        Ok(s)
+        Ok(())
     })
+}
+
+/// `n` (at most 16) fresh random bytes as lowercase hex.
+fn random_hex(n: usize) -> Result<String, Error> {
+    let mut b = [0u8; 16];
+    let n = n.min(16);
+    random_fill(b.get_mut(..n).unwrap_or_default())?;
+    let mut s = String::with_capacity(n * 2);
+    for b in b.get(..n).unwrap_or_default() {
+        s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+        s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
+    }
+    Ok(s)
+}
+
+/// A fresh random `u64`.
+fn random_u64() -> Result<u64, Error> {
+    let mut b = [0u8; 8];
+    random_fill(&mut b)?;
+    Ok(u64::from_le_bytes(b))
 }
 
 #[cfg(test)]
