@@ -33,8 +33,12 @@ const LABELS: &[&str] = &["name", "tool_call_id", "content"];
 /// another private-use character. No case mapping, trimming or escaping changes it, and it
 /// holds no whitespace, so it never joins or splits what the promptflow split sees.
 pub(crate) fn mark_from(random: u64) -> String {
-    format!("\u{e000}{random:020}\u{e001}")
+    format!("{MARK_OPEN}{random:020}\u{e001}")
 }
+
+/// The first character of every mark.
+const MARK_OPEN: char = '\u{e000}';
+const MARK_OPEN_UTF8: &str = "\u{e000}";
 
 /// The template compiled for prepare, with its marks.
 pub(crate) struct Marked {
@@ -315,10 +319,20 @@ pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
     let mut clean = String::with_capacity(text.len());
     let mut places = Vec::new();
     let mut from = 0;
-    while let Some(k) = text.get(from..).and_then(|s| s.find(mark)) {
-        clean.push_str(text.get(from..from + k).unwrap_or(""));
-        places.push(clean.len());
-        from += k + mark.len();
+    let mut scan = 0;
+    // A search for the first byte of the mark's first character (a SIMD memchr) is far
+    // faster than a substring search; the mark is compared where that byte appears.
+    let first = MARK_OPEN_UTF8.as_bytes().first().copied().unwrap_or_default();
+    while let Some(k) = memchr::memchr(first, text.as_bytes().get(scan..).unwrap_or_default()) {
+        let at = scan + k;
+        if text.get(at..).is_some_and(|s| s.starts_with(mark)) {
+            clean.push_str(text.get(from..at).unwrap_or(""));
+            places.push(clean.len());
+            from = at + mark.len();
+            scan = from;
+        } else {
+            scan = at + 1;
+        }
     }
     clean.push_str(text.get(from..).unwrap_or(""));
     (clean, places)
@@ -351,5 +365,11 @@ mod tests {
         let (clean, places) = strip_marks(&format!("{m}system:\nx {m}content:"), &m);
         assert_eq!(clean, "system:\nx content:");
         assert_eq!(places, [0, 10]);
+        // Another mark, or the start of one, is text.
+        let other = mark_from(8);
+        let text = format!("\u{e000}{other}{m}user:\u{e000}");
+        let (clean, places) = strip_marks(&text, &m);
+        assert_eq!(clean, format!("\u{e000}{other}user:\u{e000}"));
+        assert_eq!(places, [3 + other.len()]);
     }
 }

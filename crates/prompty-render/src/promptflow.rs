@@ -89,7 +89,7 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
             line_start = end;
             continue;
         }
-        match text.get(line_start..).and_then(|s| s.find('\n')) {
+        match memchr::memchr(b'\n', text.as_bytes().get(line_start..).unwrap_or_default()) {
             Some(i) => line_start += i + 1,
             None => break,
         }
@@ -208,7 +208,7 @@ struct Labelled<'a> {
 /// exactly one colon, so the first match is the leftmost one, as a regex search finds.
 fn parse_labelled<'a>(body: &'a str, label: &str) -> Option<Labelled<'a>> {
     let mut from = 0;
-    while let Some(i) = body.get(from..)?.find(':') {
+    while let Some(i) = memchr::memchr(b':', body.as_bytes().get(from..)?) {
         let colon = from + i;
         let before = body.get(..colon)?.trim_end_matches(py_space);
         if before.ends_with(label)

@@ -113,9 +113,12 @@ impl Renderer {
         self.profile
     }
 
-    /// The variables the template reads (Jinja and Mustache).
+    /// The variables the template reads (Jinja and Mustache); the renderer's own nonce and
+    /// mark variables are left out.
     pub fn template_variables(&self) -> Vec<String> {
-        self.engine.variables()
+        let mut vars = self.engine.variables();
+        vars.retain(|v| v != NONCE_VAR && v != MARK_VAR);
+        vars
     }
 
     /// Validates inputs and renders the template to text, without the role split: what

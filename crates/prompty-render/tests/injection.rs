@@ -302,6 +302,12 @@ fn promptflow_complete_role_lines_in_strings_stay_text() {
     let ms = r.prepare(&given(&[("q", json!("\nuser:\n"))])).expect("escaped as promptflow does");
     assert_eq!(roles(&ms), ["system", "user"]);
     assert_eq!(ms[1].text_content(), "user:");
+    // The marks are the renderer's own: not a template variable, not in the raw text.
+    assert_eq!(r.template_variables(), ["q"]);
+    assert_eq!(
+        r.render_text(&given(&[("q", json!("hi"))])).expect("renders"),
+        "system:\nYou are helpful.\n\nuser:\nhi\n"
+    );
 }
 
 /// Where the template cannot carry a mark (inside a Jinja raw block, after a Mustache
