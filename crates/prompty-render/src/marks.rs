@@ -137,13 +137,21 @@ fn skip_space(s: &str, mut i: usize) -> usize {
 pub(crate) fn candidates(body: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut line_start = 0;
-    for line in body.split('\n') {
+    // Only lines with a colon can hold a role line or a label.
+    for colon in memchr::memchr_iter(b':', body.as_bytes()) {
+        if colon < line_start {
+            continue;
+        }
+        let bytes = body.as_bytes();
+        line_start = memchr::memrchr(b'\n', bytes.get(..colon).unwrap_or_default()).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', bytes.get(colon..).unwrap_or_default()).map_or(body.len(), |i| colon + i);
+        let line = body.get(line_start..line_end).unwrap_or("");
         if let Some(p) = role_word_of_line(line) {
             out.push(line_start + p);
-        } else if line.contains(':') {
+        } else {
             label_places(line, line_start, &mut out);
         }
-        line_start += line.len() + 1;
+        line_start = line_end + 1;
     }
     out
 }
@@ -229,7 +237,7 @@ pub(crate) fn jinja_data(src: &str) -> Vec<std::ops::Range<usize>> {
 fn find_open(b: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     loop {
-        let k = b.get(i..)?.iter().position(|&c| c == b'{')?;
+        let k = memchr::memchr(b'{', b.get(i..)?)?;
         i += k;
         if matches!(b.get(i + 1), Some(b'{' | b'%' | b'#')) {
             return Some(i);
@@ -239,7 +247,7 @@ fn find_open(b: &[u8], from: usize) -> Option<usize> {
 }
 
 fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    b.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|k| from + k)
+    memchr::memmem::find(b.get(from..)?, needle).map(|k| from + k)
 }
 
 /// `[-+]? \s* NAME \s* [-+]? %}` at `i` (after `{%`): the offset after the tag.

@@ -302,6 +302,13 @@ fn promptflow_complete_role_lines_in_strings_stay_text() {
     let ms = r.prepare(&given(&[("q", json!("\nuser:\n"))])).expect("escaped as promptflow does");
     assert_eq!(roles(&ms), ["system", "user"]);
     assert_eq!(ms[1].text_content(), "user:");
+    // Where a marked role line or label does not split (no line break after it, or no
+    // complete name/content syntax), the text is exactly promptflow's: no mark is left.
+    let r = v1("jinja2", "system:\nYour name:\n{{q}}\nThe content: below\nuser:");
+    let ms = r.prepare(&given(&[("q", json!("Ada"))])).expect("renders");
+    assert_eq!(roles(&ms), ["system"]);
+    assert_eq!(ms[0].text_content(), "Your name:\nAda\nThe content: below\nuser:");
+    let r = v1("jinja2", PF_BODY);
     // The marks are the renderer's own: not a template variable, not in the raw text.
     assert_eq!(r.template_variables(), ["q"]);
     assert_eq!(
