@@ -82,15 +82,41 @@ pub(crate) fn compile_marked(
     }
     // The plain template's own error, located in the file, when it does not compile.
     Engine::compile(format, body.to_owned(), profile, limits, loc)?;
-    // Some placeholder broke the template or is not read as a variable: keep those that work
-    // one by one (a rare case; it costs a compile per place).
-    places.retain(|&p| {
-        Engine::compile(format, insert(body, &[p], tag.text), profile, limits, loc)
-            .is_ok_and(|e| tag.jinja || e.mark_count() == 1)
-    });
+    // Some placeholder broke the template or is not read as a variable (a rare case): find
+    // the places that work by halving, within a budget of compiles. A place left out is
+    // unmarked, so its role line is refused if it renders, never rendered differently.
+    let works = |set: &[usize]| {
+        Engine::compile(format, insert(body, set, tag.text), profile, limits, loc)
+            .is_ok_and(|e| tag.jinja || e.mark_count() == set.len())
+    };
+    let mut budget = FALLBACK_COMPILES;
+    let mut kept = Vec::new();
+    keep_working(&places, &works, &mut budget, &mut kept);
+    let places = kept;
     let marked = insert(body, &places, tag.text);
     let engine = Engine::compile(format, marked.clone(), profile, limits, loc)?;
     Ok(Marked { body: marked, engine, marks: places.len() })
+}
+
+/// Compiles the fallback may spend finding the places that work.
+const FALLBACK_COMPILES: usize = 64;
+
+/// Adds to `kept` the places of `set` that `works`, halving sets that do not.
+fn keep_working(set: &[usize], works: &dyn Fn(&[usize]) -> bool, budget: &mut usize, kept: &mut Vec<usize>) {
+    if set.is_empty() || *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    if works(set) {
+        kept.extend_from_slice(set);
+        return;
+    }
+    if let [_] = set {
+        return;
+    }
+    let (left, right) = set.split_at(set.len() / 2);
+    keep_working(left, works, budget, kept);
+    keep_working(right, works, budget, kept);
 }
 
 struct MarkTag {

@@ -409,3 +409,20 @@ fn rich_input_expansion_is_held_to_the_output_cap() {
     let messages = prepare_with(fm, "jinja2", body, &inputs, limits).expect("within the cap");
     assert_eq!(messages.len(), 201);
 }
+
+/// A template where some role lines cannot carry a mark (after a Mustache delimiter change)
+/// costs a bounded number of compiles to sort out, however many role lines it has; the
+/// marked ones render, the others are refused when they render.
+#[test]
+fn promptflow_marking_fallback_is_bounded() {
+    let fm = "model:\n  api: chat\n";
+    let head = "user:\nhi\n".repeat(5_000);
+    let body = format!("system:\nA\n{head}{{{{=<% %>=}}}}\n{}", "user:\nhi\n".repeat(5_000));
+    let (k, msg) = kind(prepare_with(fm, "mustache", &body, &Map::new(), TEST_LIMITS));
+    assert_eq!(k, ErrorKind::Injection, "{msg}");
+    assert!(msg.contains("`user:` is not a role line the template writes"), "{msg}");
+    let messages =
+        prepare_with(fm, "mustache", &format!("system:\nA\n{head}{{{{=<% %>=}}}}\n"), &Map::new(), TEST_LIMITS)
+            .expect("the marked role lines render");
+    assert_eq!(messages.len(), 5_001);
+}
