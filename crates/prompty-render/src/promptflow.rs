@@ -256,8 +256,8 @@ fn labelled_at(body: &str, mut i: usize, label_at: usize) -> Option<Labelled<'_>
 }
 
 /// The input whose text makes `needle` (a role line or label), and whether it holds all of
-/// it: the one containing it, else the one sharing the longest piece with it (a value that
-/// ends with its start, starts with its end, or lies inside it).
+/// it: the one containing it (in any ASCII case), else the one sharing the longest piece with
+/// it (a value that ends with its start, starts with its end, or lies inside it).
 fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
     let mut best: Option<(usize, &str)> = None;
     for (name, value) in &inputs.entries {
@@ -274,7 +274,10 @@ fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
 
 fn overlap(v: &Value, needle: &str) -> usize {
     match v {
-        Value::String(s) if s.contains(needle) => usize::MAX,
+        // A template filter may have changed the case (`upper`, `title`).
+        Value::String(s) if s.contains(needle) || s.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()) => {
+            usize::MAX
+        }
         Value::String(s) => {
             let inside = if !s.is_empty() && needle.contains(s.as_str()) { s.len() } else { 0 };
             let edges = (1..needle.len())
