@@ -47,6 +47,8 @@ pub(crate) struct Marked {
     pub(crate) engine: Engine,
     /// How many marks the body holds (0: the body is the plain template).
     pub(crate) marks: usize,
+    /// Whether the template's line breaks carry marks too (see [`compile_marked`]).
+    pub(crate) newlines: bool,
 }
 
 /// Compiles `body` with a mark before each role word and label the template writes.
@@ -63,22 +65,42 @@ pub(crate) fn compile_marked(
             body: body.to_owned(),
             engine,
             marks: 0,
+            newlines: false,
         });
     };
-    let mut places = candidates(body);
+    let (mut places, roles) = candidates(body);
+    let mut newlines = false;
     if tag.jinja {
         let data = jinja_data(body);
-        places.retain(|&p| in_ranges(&data, p));
+        places.retain(|&p| in_data(&data, p));
+        // Where a tag's whitespace control removes the line break before or after one of the
+        // template's role lines, what stands there at render time may be a value's line break,
+        // which would decide whether the role line splits. Then every line break the template
+        // keeps carries a mark too, and the split checks the role lines' line breaks.
+        let kept = kept_newlines(body, &data);
+        let glued = roles.iter().filter(|&&r| in_data(&data, r)).any(|&r| {
+            let bytes = body.as_bytes();
+            let before = memchr::memrchr(b'\n', bytes.get(..r).unwrap_or_default());
+            let after = memchr::memchr(b'\n', bytes.get(r..).unwrap_or_default()).map(|i| r + i);
+            before.is_some_and(|n| kept.binary_search(&n).is_err())
+                || after.is_some_and(|n| kept.binary_search(&n).is_err())
+        });
+        if glued {
+            newlines = true;
+            places.extend(kept);
+            places.sort_unstable();
+            places.dedup();
+        }
     }
     if places.is_empty() {
         let engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
-        return Ok(Marked { body: body.to_owned(), engine, marks: 0 });
+        return Ok(Marked { body: body.to_owned(), engine, marks: 0, newlines: false });
     }
     let marked = insert(body, &places, tag.text);
     if let Ok(engine) = Engine::compile(format, marked.clone(), profile, limits, loc)
         && (tag.jinja || engine.mark_count() == places.len())
     {
-        return Ok(Marked { body: marked, engine, marks: places.len() });
+        return Ok(Marked { body: marked, engine, marks: places.len(), newlines });
     }
     // The plain template's own error, located in the file, when it does not compile.
     Engine::compile(format, body.to_owned(), profile, limits, loc)?;
@@ -95,7 +117,7 @@ pub(crate) fn compile_marked(
     let places = kept;
     let marked = insert(body, &places, tag.text);
     let engine = Engine::compile(format, marked.clone(), profile, limits, loc)?;
-    Ok(Marked { body: marked, engine, marks: places.len() })
+    Ok(Marked { body: marked, engine, marks: places.len(), newlines })
 }
 
 /// Compiles the fallback may spend finding the places that work.
@@ -160,8 +182,9 @@ fn skip_space(s: &str, mut i: usize) -> usize {
 /// is a promptflow role line on its own (`^\s*#?\s*ROLE\s*:\s*$`), and every `name` or
 /// `tool_call_id` followed by `\s*:` and the end of its line, and every `content` followed
 /// by `\s*:` (promptflow searches these labels anywhere in a message).
-pub(crate) fn candidates(body: &str) -> Vec<usize> {
+pub(crate) fn candidates(body: &str) -> (Vec<usize>, Vec<usize>) {
     let mut out = Vec::new();
+    let mut roles = Vec::new();
     let mut line_start = 0;
     // Only lines with a colon can hold a role line or a label.
     for colon in memchr::memchr_iter(b':', body.as_bytes()) {
@@ -174,12 +197,13 @@ pub(crate) fn candidates(body: &str) -> Vec<usize> {
         let line = body.get(line_start..line_end).unwrap_or("");
         if let Some(p) = role_word_of_line(line) {
             out.push(line_start + p);
+            roles.push(line_start + p);
         } else {
             label_places(line, line_start, &mut out);
         }
         line_start = line_end + 1;
     }
-    out
+    (out, roles)
 }
 
 /// The offset of the role word when `line` is a role line alone.
@@ -215,26 +239,22 @@ fn label_places(line: &str, line_start: usize, out: &mut Vec<usize>) {
     }
 }
 
-fn in_ranges(ranges: &[std::ops::Range<usize>], p: usize) -> bool {
-    let i = ranges.partition_point(|r| r.end <= p);
-    ranges.get(i).is_some_and(|r| r.contains(&p))
-}
-
 /// The byte ranges of a Jinja template that are plain template text: outside tags
 /// (`{{ }}`, `{% %}`), comments and `{% raw %}` blocks. Follows minijinja's lexer with the
 /// default delimiters: a tag ends at its closing delimiter outside string literals and
 /// brackets; a comment at the first `#}`; a raw block at the first `{% endraw %}`.
-pub(crate) fn jinja_data(src: &str) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn jinja_data(src: &str) -> Vec<Data> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut pos = 0;
+    let mut lead = Lead::Keep;
     while pos < b.len() {
         let Some(open) = find_open(b, pos) else {
-            out.push(pos..b.len());
+            out.push(Data { range: pos..b.len(), lead, tail_strip: false });
             break;
         };
         if open > pos {
-            out.push(pos..open);
+            out.push(Data { range: pos..open, lead, tail_strip: b.get(open + 2) == Some(&b'-') });
         }
         let kind = b.get(open + 1).copied();
         let mut i = open + 2;
@@ -256,6 +276,58 @@ pub(crate) fn jinja_data(src: &str) -> Vec<std::ops::Range<usize>> {
                 end_of_tag(b, i, b"}}")
             }
         };
+        // How the tag's end trims the text after it: `-` strips all whitespace; a block or
+        // comment end without `+` drops one line break (trim_blocks, on in this profile).
+        lead = match b.get(pos.saturating_sub(3)) {
+            Some(b'-') => Lead::Strip,
+            Some(b'+') => Lead::Keep,
+            _ if kind == Some(b'{') => Lead::Keep,
+            _ => Lead::FirstNewline,
+        };
+    }
+    out
+}
+
+/// A run of plain template text, and how the tags around it trim it.
+pub(crate) struct Data {
+    pub(crate) range: std::ops::Range<usize>,
+    lead: Lead,
+    /// The next tag opens with `-`: the run's trailing whitespace goes.
+    tail_strip: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    Keep,
+    FirstNewline,
+    Strip,
+}
+
+fn in_data(data: &[Data], p: usize) -> bool {
+    let i = data.partition_point(|d| d.range.end <= p);
+    data.get(i).is_some_and(|d| d.range.contains(&p))
+}
+
+/// The line breaks of plain template text that rendering keeps (not removed by
+/// trim_blocks or a `-` whitespace control), ascending.
+fn kept_newlines(src: &str, data: &[Data]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for d in data {
+        let text = src.get(d.range.clone()).unwrap_or("");
+        let lead_end = match d.lead {
+            Lead::Keep => 0,
+            Lead::FirstNewline => {
+                let cr = usize::from(text.starts_with('\r'));
+                if text.get(cr..).is_some_and(|t| t.starts_with('\n')) { cr + 1 } else { 0 }
+            }
+            Lead::Strip => text.len() - text.trim_start().len(),
+        };
+        let tail_start = if d.tail_strip { text.trim_end().len() } else { text.len() };
+        for k in memchr::memchr_iter(b'\n', text.as_bytes()) {
+            if k >= lead_end && k < tail_start {
+                out.push(d.range.start + k);
+            }
+        }
     }
     out
 }
@@ -379,18 +451,27 @@ mod tests {
     #[test]
     fn marks_go_before_role_words_and_labels() {
         let body = "# System :\nhi\n  user:  \nuser: hi\nfunction:\nname:\nf\ncontent: x\nYour username:\nsystem";
-        let places: Vec<&str> = candidates(body).iter().map(|&p| body.get(p..p + 4).unwrap_or("")).collect();
+        let places: Vec<&str> = candidates(body).0.iter().map(|&p| body.get(p..p + 4).unwrap_or("")).collect();
         assert_eq!(places, ["Syst", "user", "func", "name", "cont", "name"]);
     }
 
     #[test]
     fn jinja_data_skips_tags_comments_and_raw_blocks() {
         let src = "a{{ '}}' }}b{# c #}d{%- raw -%}e{% endraw %}f{% if {'x': 1} %}g{{x-}}h";
-        let text: Vec<&str> = jinja_data(src).into_iter().map(|r| &src[r]).collect();
+        let text: Vec<&str> = jinja_data(src).into_iter().map(|d| &src[d.range]).collect();
         assert_eq!(text, ["a", "b", "d", "f", "g", "h"]);
         // Unterminated constructs run to the end.
-        assert_eq!(jinja_data("a{# b"), vec![0..1]);
-        assert_eq!(jinja_data("a{{ 'b"), vec![0..1]);
+        let ranges = |s| jinja_data(s).into_iter().map(|d| d.range).collect::<Vec<_>>();
+        assert_eq!(ranges("a{# b"), vec![0..1]);
+        assert_eq!(ranges("a{{ 'b"), vec![0..1]);
+    }
+
+    #[test]
+    fn kept_newlines_follow_whitespace_control() {
+        let src = "a\n{% if x %}\nb\n{{ y -}}\n\nc \n {%- endif %}\n{# c +#}\nd\n";
+        let kept: Vec<usize> = kept_newlines(src, &jinja_data(src));
+        let expected: Vec<usize> = vec![1, 14, 50, 52];
+        assert_eq!(kept, expected, "{:?}", kept.iter().map(|&k| &src[..k]).collect::<Vec<_>>());
     }
 
     #[test]

@@ -111,6 +111,9 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
 pub(crate) struct Provenance<'a> {
     pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,
+    /// Whether the template's line breaks carry marks too: then the line breaks before and
+    /// after each role line must be the template's.
+    pub(crate) newlines: bool,
 }
 
 impl Provenance<'_> {
@@ -128,10 +131,21 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
 /// write is an injection error naming the input it came from.
 pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> Result<Vec<Message>, Error> {
     let (pre, chunks) = split_chunks(text);
-    if let Some(p) = provenance
-        && let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at))
-    {
-        return Err(role_line_error(text, c.word_at, p.inputs));
+    if let Some(p) = provenance {
+        if let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at)) {
+            return Err(role_line_error(text, c.word_at, p.inputs));
+        }
+        if p.newlines {
+            let bytes = text.as_bytes();
+            let glued = chunks.iter().find(|c| {
+                let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
+                let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
+                before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
+            });
+            if let Some(c) = glued {
+                return Err(line_break_error(text, c.word_at, p.inputs));
+            }
+        }
     }
     if !py_strip(pre).is_empty() {
         let shown: String = py_strip(pre).chars().take(60).collect();
@@ -325,6 +339,30 @@ fn role_line_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {
             ErrorKind::Injection,
             format!(
                 "Role line not from the template (possible injection): `{line}` is not a role line the template writes alone on a line; {WHY}"
+            ),
+        ),
+    }
+}
+
+fn line_break_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {
+    let start = text.get(..word_at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let end = text.get(word_at..).and_then(|t| t.find('\n')).map_or(text.len(), |i| word_at + i);
+    let line = py_strip(text.get(start..end).unwrap_or(""));
+    let around = text.get(start.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
+    let shown_line = shown(line);
+    const WHY: &str = "keep a line break of the template's own before and after each role line";
+    match blame(around, inputs) {
+        Some((name, _)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Line break from input (possible injection): input `{name}` puts a line break next to the template's `{shown_line}`, making it a role line; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Line break not from the template (possible injection): the template's `{shown_line}` became a role line through a line break it did not write; {WHY}"
             ),
         ),
     }

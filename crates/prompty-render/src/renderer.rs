@@ -65,6 +65,8 @@ pub struct Renderer {
     strict: bool,
     /// Whether `body` differs from the prompt's template.
     rewritten: bool,
+    /// Whether the template's kept line breaks carry promptflow marks too.
+    newline_marks: bool,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     rich: Vec<(String, PropertyKind)>,
@@ -89,18 +91,30 @@ impl Renderer {
         let instructions = prompt.instructions.clone().unwrap_or_default();
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
         let format = &prompt.template.format.kind;
-        let (body, engine, rewritten) = if profile == Profile::Promptflow {
+        let (body, engine, rewritten, newline_marks) = if profile == Profile::Promptflow {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks > 0)
+            (marked.body, marked.engine, marked.marks > 0, marked.newlines)
         } else {
             let body = if strict { add_nonces(&instructions, format) } else { instructions };
             let engine = Engine::compile(format, body.clone(), profile, &options.limits, &location)?;
-            (body, engine, strict)
+            (body, engine, strict, false)
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
-        Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, rewritten, plain, rich })
+        Ok(Self {
+            prompt,
+            profile,
+            limits: options.limits,
+            location,
+            body,
+            engine,
+            strict,
+            rewritten,
+            newline_marks,
+            plain,
+            rich,
+        })
     }
 
     /// The prompt.
@@ -157,7 +171,7 @@ impl Renderer {
                 ctx.set(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let (text, marks) = strip_marks(&text, &mark);
-                let provenance = Provenance { marks: &marks, inputs: &ctx };
+                let provenance = Provenance { marks: &marks, inputs: &ctx, newlines: self.newline_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
                 escapes.restore(&mut messages);
                 Ok(messages)
