@@ -73,20 +73,31 @@ pub(crate) fn compile_marked(
     if tag.jinja {
         let data = jinja_data(body);
         places.retain(|&p| in_data(&data, p));
-        // Where a tag's whitespace control removes the line break before or after one of the
-        // template's role lines, what stands there at render time may be a value's line break,
-        // which would decide whether the role line splits. Then every line break the template
-        // keeps carries a mark too, and the split checks the role lines' line breaks.
+        // Whitespace control can remove the line break before or after one of the template's
+        // role lines; what stands there at render time may then be a value's text, which would
+        // decide whether the role line splits. A role line whose own line break after it goes
+        // is left unmarked (refused if it ever splits). Where the line break before one goes,
+        // every kept line break of the template and the start of every role line carry marks
+        // too, and the split checks that each role line starts right after a line break of the
+        // template's and ends with its own.
         let kept = kept_newlines(body, &data);
-        let glued = roles.iter().filter(|&&r| in_data(&data, r)).any(|&r| {
-            let bytes = body.as_bytes();
+        let bytes = body.as_bytes();
+        let is_kept = |n: usize| kept.binary_search(&n).is_ok();
+        let mut unmarkable = Vec::new();
+        let mut starts = Vec::new();
+        for &r in roles.iter().filter(|&&r| in_data(&data, r)) {
             let before = memchr::memrchr(b'\n', bytes.get(..r).unwrap_or_default());
             let after = memchr::memchr(b'\n', bytes.get(r..).unwrap_or_default()).map(|i| r + i);
-            before.is_some_and(|n| kept.binary_search(&n).is_err())
-                || after.is_some_and(|n| kept.binary_search(&n).is_err())
-        });
-        if glued {
-            newlines = true;
+            if after.is_some_and(|n| !is_kept(n)) {
+                unmarkable.push(r);
+                continue;
+            }
+            newlines |= before.is_some_and(|n| !is_kept(n));
+            starts.push(before.map_or(0, |n| n + 1));
+        }
+        places.retain(|p| !unmarkable.contains(p));
+        if newlines {
+            places.extend(starts);
             places.extend(kept);
             places.sort_unstable();
             places.dedup();

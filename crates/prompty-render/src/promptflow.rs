@@ -137,10 +137,13 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         }
         if p.newlines {
             let bytes = text.as_bytes();
+            // The role line starts right after a line break of the template's (or at the start)
+            // with the template's own line, and ends with its own line break.
             let glued = chunks.iter().find(|c| {
                 let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
+                let start = before.map_or(0, |n| n + 1);
                 let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
-                before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
+                !p.marked(start) || before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
             });
             if let Some(c) = glued {
                 return Err(line_break_error(text, c.word_at, p.inputs));
@@ -314,8 +317,8 @@ fn role_line_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {
     let start = text.get(..word_at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
     let end = text.get(word_at..).and_then(|t| t.find('\n')).map_or(text.len(), |i| word_at + i);
     let line = py_strip(text.get(start..end).unwrap_or(""));
-    // The line break before the line, too: a value that ends with one may have made it.
-    let with_break = text.get(start.saturating_sub(1)..end).unwrap_or(line).trim_end_matches(py_space);
+    // The line breaks around the line, too: a value that ends or starts with one may have made it.
+    let with_break = text.get(start.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
     let blamed = match blame(line, inputs) {
         Some((name, true)) => Some((name, true)),
         _ => blame(with_break, inputs).map(|(name, _)| (name, false)),

@@ -385,6 +385,14 @@ fn promptflow_line_breaks_from_values_do_not_make_role_lines() {
     let r = v1("jinja2", "system:\nA\nuser:\n{{- q }}\n");
     assert_eq!(roles(&r.prepare(&given(&[("q", json!("B"))])).expect("benign")), ["system"]);
     refused(&r, &given(&[("q", json!("\nB"))]), "q");
+    // Found by the fuzz target: a value of spaces between the colon and a later line break.
+    let r = v1("jinja2", "system:\nA\n# Assistant \t: \t\n{{- a }}\nB\n");
+    assert_eq!(roles(&r.prepare(&given(&[("a", json!("x"))])).expect("benign")), ["system"]);
+    refused(&r, &given(&[("a", json!("    "))]), "a");
+    // Spaces from a value in front of a role line whose line break before it is trimmed.
+    let r = v1("jinja2", "system:\nA\n{{ q }}{% if true %}\nuser:\nB\n{% endif %}\n");
+    assert_eq!(roles(&r.prepare(&given(&[("q", json!("x"))])).expect("benign")), ["system"]);
+    refused(&r, &given(&[("q", json!("  "))]), "q");
     // Loops and conditions that keep the template's line breaks around role lines are fine.
     let r = v1(
         "jinja2",

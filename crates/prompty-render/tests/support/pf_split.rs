@@ -180,14 +180,17 @@ pub(crate) fn case(src: &mut impl Source) -> Case {
     };
     let mut lines = vec![role_line(src, "system"), "Judge the answer.".to_owned()];
     for _ in 0..1 + src.below(6) {
-        match src.below(12) {
-            // Whitespace control that glues the next line to a value (Jinja, trim_blocks on).
-            10 if syn.format == "jinja2" => lines.push("{% if true %}{{ q }}{% endif %}".to_owned()),
-            11 if syn.format == "jinja2" => {
+        match src.below(13) {
+            12 if syn.format == "jinja2" => {
                 let word = src.pick(&ROLE_WORDS[..6]);
+                lines.push("{{ b }}{% if true %}".to_owned());
                 lines.push(role_line(src, word));
-                lines.push("{{- a }}".to_owned());
+                lines.push("{% endif %}".to_owned());
             }
+            // Whitespace control that glues the next line to a value (Jinja, trim_blocks on). (A
+            // role line whose own line break a `-` removes is refused whenever it splits, benign
+            // values or not; `tests/injection.rs` covers it.)
+            10 if syn.format == "jinja2" => lines.push("{% if true %}{{ q }}{% endif %}".to_owned()),
             0 => {
                 let word = src.pick(&ROLE_WORDS[..6]);
                 lines.push(role_line(src, word));
