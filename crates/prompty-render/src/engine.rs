@@ -200,6 +200,16 @@ impl Engine {
         Ok((out, exprs))
     }
 
+    /// How many times a Mustache or Handlebars template reads the promptflow mark as a
+    /// variable (0 for Jinja, whose marks are placed by a lexer instead).
+    pub(crate) fn mark_count(&self) -> usize {
+        match self {
+            Engine::Jinja(_) => 0,
+            Engine::Mustache(t) => t.variables().iter().filter(|v| v.name == crate::marks::MARK_VAR).count(),
+            Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME).map_or(0, |t| hbs_mark_count(&t.elements)),
+        }
+    }
+
     /// The variables a Jinja or Mustache template reads (for lint).
     pub(crate) fn variables(&self) -> Vec<String> {
         match self {
@@ -225,6 +235,23 @@ impl Engine {
             Engine::Handlebars(_) => Vec::new(),
         }
     }
+}
+
+/// Expressions `{{@root.__prompty_mark}}` in a Handlebars template, blocks included.
+fn hbs_mark_count(elements: &[handlebars::template::TemplateElement]) -> usize {
+    use handlebars::template::{Parameter, TemplateElement as E};
+    elements
+        .iter()
+        .map(|e| match e {
+            E::Expression(h) => usize::from(matches!(
+                &h.name,
+                Parameter::Path(handlebars::Path::Relative((_, raw))) if raw.strip_prefix("@root.") == Some(crate::marks::MARK_VAR)
+            )),
+            E::HelperBlock(h) => [&h.template, &h.inverse].into_iter().flatten().map(|t| hbs_mark_count(&t.elements)).sum(),
+            E::PartialBlock(d) | E::DecoratorBlock(d) => d.template.as_ref().map_or(0, |t| hbs_mark_count(&t.elements)),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Whether a partial is called inside an inline partial's body: the only way a

@@ -13,12 +13,14 @@
 //!
 //! Two profiles: `spec` renders like the Prompty v2 reference (role-line nonces against
 //! injection), `promptflow` like promptflow-core for v1 files (role words in inputs
-//! escaped). Values are stringified as Python's `str()` does, byte for byte.
+//! escaped, and the template's own role lines and labels marked per render; any other is
+//! refused). Values are stringified as Python's `str()` does, byte for byte.
 
 mod context;
 mod engine;
 mod error;
 mod limits;
+mod marks;
 mod message;
 mod parse;
 mod promptflow;

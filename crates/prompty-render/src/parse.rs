@@ -122,28 +122,30 @@ pub(crate) struct RichInput {
     pub(crate) name: String,
     pub(crate) kind: prompty_syntax::PropertyKind,
     pub(crate) value: Value,
+    /// The placeholder the template rendered in place of the value: fresh random bytes
+    /// per render, so no input value can contain it.
+    pub(crate) nonce: String,
 }
 
-/// Finds `__PROMPTY_THREAD_<hex>_<name>__` in `text`: (start, end) of the first match.
-pub(crate) fn find_nonce(text: &str, name: &str) -> Option<(usize, usize)> {
-    const PREFIX: &str = "__PROMPTY_THREAD_";
-    let mut from = 0;
-    while let Some(i) = text.get(from..)?.find(PREFIX) {
-        let start = from + i;
-        let rest = text.get(start + PREFIX.len()..)?;
-        let hex_len = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
-        if hex_len > 0 {
-            let tail = rest.get(hex_len..)?;
-            if let Some(after) = tail.strip_prefix('_').and_then(|t| t.strip_prefix(name))
-                && after.starts_with("__")
-            {
-                let end = start + PREFIX.len() + hex_len + 1 + name.len() + 2;
-                return Some((start, end));
-            }
-        }
-        from = start + PREFIX.len();
-    }
-    None
+/// Bytes counted for each message and each content part on top of its text when the
+/// expanded messages are held to the output cap (a message costs memory even when empty).
+const PART_OVERHEAD: usize = 32;
+
+fn message_size(m: &Message) -> usize {
+    let parts: usize = m
+        .content
+        .iter()
+        .map(|p| {
+            PART_OVERHEAD
+                + match p {
+                    Part::Text { value }
+                    | Part::Audio { value, .. }
+                    | Part::File { value, .. }
+                    | Part::Image { value, .. } => value.len(),
+                }
+        })
+        .sum();
+    m.role.len() + PART_OVERHEAD + parts
 }
 
 /// Replaces rich-input nonces in `messages` by the values they stand for.
@@ -153,7 +155,16 @@ pub(crate) fn find_nonce(text: &str, name: &str) -> Option<(usize, usize)> {
 /// around it kept as trimmed text parts); a thread nonce splits the message and inserts the
 /// thread's messages, with their own roles, between the halves. A thread that appears in no
 /// message is appended at the end.
-pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<Vec<Message>, Error> {
+///
+/// Only the exact placeholders of this render are expanded, at the places the template put
+/// them. The expanded messages are held to `max_output` bytes (text plus a fixed cost per
+/// message and part), so a template that places a thread many times cannot multiply it
+/// past the cap the rendered text is held to.
+pub(crate) fn expand_rich(
+    messages: Vec<Message>,
+    rich: &[RichInput],
+    max_output: usize,
+) -> Result<Vec<Message>, Error> {
     let threads: Vec<(&RichInput, Vec<Message>)> = rich
         .iter()
         .filter(|r| r.kind == prompty_syntax::PropertyKind::Thread)
@@ -167,6 +178,8 @@ pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<
             })
         })
         .collect::<Result<_, _>>()?;
+    let thread_sizes: Vec<usize> = threads.iter().map(|(_, t)| t.iter().map(message_size).sum()).collect();
+    let mut budget = Budget { used: 0, max: max_output };
     let mut placed = vec![false; threads.len()];
     let mut out = Vec::with_capacity(messages.len());
     for m in messages {
@@ -181,7 +194,7 @@ pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<
             let first = rich
                 .iter()
                 .enumerate()
-                .filter_map(|(k, r)| find_nonce(&value, &r.name).map(|(s, e)| (s, e, k)))
+                .filter_map(|(k, r)| value.find(r.nonce.as_str()).map(|s| (s, s + r.nonce.len(), k)))
                 .min_by_key(|(s, _, _)| *s);
             let Some((s, e, k)) = first else {
                 current.content.push(Part::Text { value });
@@ -200,9 +213,12 @@ pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<
                 let t = threads.iter().position(|(r, _)| r.name == input.name).unwrap_or(0);
                 if !current.content.is_empty() {
                     let next = Message { role: m.role.clone(), content: Vec::new(), metadata: m.metadata.clone() };
-                    out.push(std::mem::replace(&mut current, next));
+                    let done = std::mem::replace(&mut current, next);
+                    budget.take(message_size(&done))?;
+                    out.push(done);
                 }
                 if let (Some((_, thread)), Some(flag)) = (threads.get(t), placed.get_mut(t)) {
+                    budget.take(thread_sizes.get(t).copied().unwrap_or(0))?;
                     out.extend(thread.iter().cloned());
                     *flag = true;
                 }
@@ -223,15 +239,39 @@ pub(crate) fn expand_rich(messages: Vec<Message>, rich: &[RichInput]) -> Result<
         // Empty only when a thread took all of it: nothing is left to keep. (A message that
         // was empty to begin with still holds its empty text part.)
         if !current.content.is_empty() {
+            budget.take(message_size(&current))?;
             out.push(current);
         }
     }
-    for ((_, thread), placed) in threads.iter().zip(placed) {
+    for (((_, thread), placed), size) in threads.iter().zip(placed).zip(thread_sizes) {
         if !placed {
+            budget.take(size)?;
             out.extend(thread.iter().cloned());
         }
     }
     Ok(out)
+}
+
+/// The output cap, applied to the messages as they are expanded.
+struct Budget {
+    used: usize,
+    max: usize,
+}
+
+impl Budget {
+    fn take(&mut self, bytes: usize) -> Result<(), Error> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used > self.max {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                format!(
+                    "the messages exceed the limit of {} bytes once rich inputs (threads, images, files) are expanded",
+                    self.max
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A thread value: `[{role, content: string | parts}]`, or `{messages: [...]}`.
@@ -327,8 +367,8 @@ mod tests {
         assert_eq!(texts(&ms), vec![("system".into(), String::new())]);
     }
 
-    fn rich(name: &str, kind: prompty_syntax::PropertyKind, value: Value) -> RichInput {
-        RichInput { name: name.to_owned(), kind, value }
+    fn rich(name: &str, nonce: &str, kind: prompty_syntax::PropertyKind, value: Value) -> RichInput {
+        RichInput { name: name.to_owned(), kind, value, nonce: format!("__PROMPTY_THREAD_{nonce}_{name}__") }
     }
 
     #[test]
@@ -336,11 +376,11 @@ mod tests {
         use prompty_syntax::PropertyKind::{Audio, Image, Thread};
         let text = "system:\nLook __PROMPTY_THREAD_0a0a0a0a_photo__ and __PROMPTY_THREAD_1b1b1b1b_clip__ now\n\n__PROMPTY_THREAD_2c2c2c2c_conv__\nuser:\nHi";
         let inputs = [
-            rich("photo", Image, Value::String("https://x/cat.png".into())),
-            rich("clip", Audio, Value::String("data:audio/wav;base64,AAAA".into())),
-            rich("conv", Thread, serde_json::json!([{"role": "user", "content": "before"}])),
+            rich("photo", "0a0a0a0a", Image, Value::String("https://x/cat.png".into())),
+            rich("clip", "1b1b1b1b", Audio, Value::String("data:audio/wav;base64,AAAA".into())),
+            rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "user", "content": "before"}])),
         ];
-        let ms = expand_rich(split_messages(text), &inputs).expect("expands");
+        let ms = expand_rich(split_messages(text), &inputs, usize::MAX).expect("expands");
         let shape: Vec<(String, Vec<&str>)> = ms
             .iter()
             .map(|m| {
@@ -371,9 +411,31 @@ mod tests {
     }
 
     #[test]
-    fn nonces_are_found_by_name() {
-        let t = "a __PROMPTY_THREAD_abcd1234_conv__ b";
-        assert_eq!(find_nonce(t, "conv"), Some((2, 34)));
-        assert_eq!(find_nonce(t, "con"), None);
+    fn only_this_renders_placeholders_expand() {
+        use prompty_syntax::PropertyKind::Thread;
+        let conv = rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "assistant", "content": "t"}]));
+        // Another hex, or the right hex for another name: plain text.
+        let text =
+            "user:\n__PROMPTY_THREAD_deadbeef_conv__ __PROMPTY_THREAD_2c2c2c2c_con__\n__PROMPTY_THREAD_2c2c2c2c_conv__";
+        let ms = expand_rich(split_messages(text), std::slice::from_ref(&conv), usize::MAX).expect("expands");
+        assert_eq!(
+            texts(&ms),
+            vec![
+                ("user".into(), "__PROMPTY_THREAD_deadbeef_conv__ __PROMPTY_THREAD_2c2c2c2c_con__".into()),
+                ("assistant".into(), "t".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn expansion_is_held_to_the_cap() {
+        use prompty_syntax::PropertyKind::Thread;
+        let conv =
+            rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "assistant", "content": "0123456789"}]));
+        let text = format!("user:\n{}", "__PROMPTY_THREAD_2c2c2c2c_conv__\n".repeat(100));
+        let one = message_size(&Message::text("assistant", "0123456789"));
+        assert!(expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one).is_ok());
+        let e = expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one - 1).expect_err("capped");
+        assert_eq!(e.kind(), ErrorKind::Limit);
     }
 }

@@ -41,8 +41,8 @@ fn may_start_separator(bytes: &[u8], start: usize) -> bool {
     }
 }
 
-/// A separator match: (start, end, role word as typed).
-fn separator_at(text: &str, start: usize) -> Option<(usize, &str)> {
+/// A separator match at `start`: (end, offset of the role word, role word as typed).
+fn separator_at(text: &str, start: usize) -> Option<(usize, usize, &str)> {
     if !may_start_separator(text.as_bytes(), start) {
         return None;
     }
@@ -57,6 +57,7 @@ fn separator_at(text: &str, start: usize) -> Option<(usize, &str)> {
         .find(|r| rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)))
         .map(|r| r.len())?;
     let word = rest.get(..role_len)?;
+    let word_at = i;
     i = skip_space(text, i + role_len);
     if !text.get(i..)?.starts_with(':') {
         return None;
@@ -66,20 +67,29 @@ fn separator_at(text: &str, start: usize) -> Option<(usize, &str)> {
     // after the last one.
     let ws_end = skip_space(text, i);
     let last_nl = text.get(i..ws_end)?.rfind('\n')?;
-    Some((i + last_nl + 1, word))
+    Some((i + last_nl + 1, word_at, word))
 }
 
-/// `re.split` with the separator: `[pre, role, body, role, body, ...]` as (role word, body).
-fn split_chunks(text: &str) -> (&str, Vec<(&str, &str)>) {
-    let mut parts: Vec<(usize, usize, &str)> = Vec::new();
+/// One `re.split` piece after a separator: the role word as typed, where it is, and the
+/// body up to the next separator (with its offset).
+struct Chunk<'a> {
+    word: &'a str,
+    word_at: usize,
+    body_at: usize,
+    body: &'a str,
+}
+
+/// `re.split` with the separator: the text before the first separator, then the chunks.
+fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
+    let mut parts: Vec<(usize, usize, usize, &str)> = Vec::new();
     let mut line_start = 0usize;
     while line_start <= text.len() {
-        if let Some((end, word)) = separator_at(text, line_start) {
-            parts.push((line_start, end, word));
+        if let Some((end, word_at, word)) = separator_at(text, line_start) {
+            parts.push((line_start, end, word_at, word));
             line_start = end;
             continue;
         }
-        match text.get(line_start..).and_then(|s| s.find('\n')) {
+        match memchr::memchr(b'\n', text.as_bytes().get(line_start..).unwrap_or_default()) {
             Some(i) => line_start += i + 1,
             None => break,
         }
@@ -88,17 +98,58 @@ fn split_chunks(text: &str) -> (&str, Vec<(&str, &str)>) {
     let chunks = parts
         .iter()
         .enumerate()
-        .map(|(k, &(_, end, word))| {
+        .map(|(k, &(_, end, word_at, word))| {
             let body_end = parts.get(k + 1).map_or(text.len(), |p| p.0);
-            (word, text.get(end..body_end).unwrap_or(""))
+            Chunk { word, word_at, body_at: end, body: text.get(end..body_end).unwrap_or("") }
         })
         .collect();
     (pre, chunks)
 }
 
+/// Where the template's own role words and labels are in the rendered text (the mark
+/// places, ascending), and the inputs to blame for any other.
+pub(crate) struct Provenance<'a> {
+    pub(crate) marks: &'a [usize],
+    pub(crate) inputs: &'a Context<'a>,
+    /// Whether the template's line breaks carry marks too: then the line breaks before and
+    /// after each role line must be the template's.
+    pub(crate) newlines: bool,
+}
+
+impl Provenance<'_> {
+    fn marked(&self, at: usize) -> bool {
+        self.marks.binary_search(&at).is_ok()
+    }
+}
+
 /// Splits rendered text into messages the way promptflow does.
 pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
+    split_checked(text, None)
+}
+
+/// Splits like promptflow; with `provenance`, a role line or label the template did not
+/// write is an injection error naming the input it came from.
+pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> Result<Vec<Message>, Error> {
     let (pre, chunks) = split_chunks(text);
+    if let Some(p) = provenance {
+        if let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at)) {
+            return Err(role_line_error(text, c.word_at, p.inputs));
+        }
+        if p.newlines {
+            let bytes = text.as_bytes();
+            // The role line starts right after a line break of the template's (or at the start)
+            // with the template's own line, and ends with its own line break.
+            let glued = chunks.iter().find(|c| {
+                let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
+                let start = before.map_or(0, |n| n + 1);
+                let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
+                !p.marked(start) || before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
+            });
+            if let Some(c) = glued {
+                return Err(line_break_error(text, c.word_at, p.inputs));
+            }
+        }
+    }
     if !py_strip(pre).is_empty() {
         let shown: String = py_strip(pre).chars().take(60).collect();
         return Err(Error::new(
@@ -109,21 +160,23 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
         ));
     }
     let mut messages = Vec::with_capacity(chunks.len());
-    for (word, body) in chunks {
-        let role = word.to_ascii_lowercase();
+    for chunk in chunks {
+        let role = chunk.word.to_ascii_lowercase();
+        let body = chunk.body;
         let mut metadata = Map::new();
+        let checked = |found, label| check_labels(provenance, chunk.body_at, found, label);
         let content = if role == "tool" {
-            let (id, content) = parse_labelled(body, "tool_call_id").ok_or_else(|| {
+            let l = checked(parse_labelled(body, "tool_call_id"), "tool_call_id")?.ok_or_else(|| {
                 Error::new(
                     ErrorKind::Parse,
                     "a `tool:` message must be written as `tool_call_id:` (the id on the next line) followed by `content:`",
                 )
             })?;
-            metadata.insert("tool_call_id".into(), Value::String(id.to_owned()));
-            content
-        } else if let Some((name, content)) = parse_labelled(body, "name") {
-            metadata.insert("name".into(), Value::String(name.to_owned()));
-            content
+            metadata.insert("tool_call_id".into(), Value::String(l.value.to_owned()));
+            l.content
+        } else if let Some(l) = checked(parse_labelled(body, "name"), "name")? {
+            metadata.insert("name".into(), Value::String(l.value.to_owned()));
+            l.content
         } else if role == "function" {
             return Err(Error::new(
                 ErrorKind::Parse,
@@ -139,18 +192,44 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
     Ok(messages)
 }
 
+/// A label match whose labels the template did not write is an injection error.
+fn check_labels<'a>(
+    provenance: Option<&Provenance<'_>>,
+    body_at: usize,
+    found: Option<Labelled<'a>>,
+    label: &str,
+) -> Result<Option<Labelled<'a>>, Error> {
+    if let (Some(p), Some(l)) = (provenance, &found) {
+        for (word, at) in [(label, l.label_at), ("content", l.content_at)] {
+            if !p.marked(body_at + at) {
+                return Err(label_error(word, p.inputs));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A match of the `LABEL:`/`content:` sub-syntax: the value, the content, and where the two
+/// labels start in the body.
+struct Labelled<'a> {
+    value: &'a str,
+    content: &'a str,
+    label_at: usize,
+    content_at: usize,
+}
+
 /// `\n*#{0,2}\s*LABEL\s*:\s*\n+\s*(\S+)\s*\n*#{0,2}\s*content\s*:\s*\n?(.*)`, searched anywhere.
 ///
 /// A match needs `LABEL`, optional whitespace, then a colon; so the scan visits the colons
 /// (a fast character search) and tries the ones that follow the label. Each usable label has
 /// exactly one colon, so the first match is the leftmost one, as a regex search finds.
-fn parse_labelled<'a>(body: &'a str, label: &str) -> Option<(&'a str, &'a str)> {
+fn parse_labelled<'a>(body: &'a str, label: &str) -> Option<Labelled<'a>> {
     let mut from = 0;
-    while let Some(i) = body.get(from..)?.find(':') {
+    while let Some(i) = memchr::memchr(b':', body.as_bytes().get(from..)?) {
         let colon = from + i;
         let before = body.get(..colon)?.trim_end_matches(py_space);
         if before.ends_with(label)
-            && let Some(found) = labelled_at(body, before.len())
+            && let Some(found) = labelled_at(body, before.len(), before.len() - label.len())
         {
             return Some(found);
         }
@@ -159,7 +238,7 @@ fn parse_labelled<'a>(body: &'a str, label: &str) -> Option<(&'a str, &'a str)> 
     None
 }
 
-fn labelled_at(body: &str, mut i: usize) -> Option<(&str, &str)> {
+fn labelled_at(body: &str, mut i: usize, label_at: usize) -> Option<Labelled<'_>> {
     i = skip_space(body, i);
     if !body.get(i..)?.starts_with(':') {
         return None;
@@ -182,6 +261,7 @@ fn labelled_at(body: &str, mut i: usize) -> Option<(&str, &str)> {
     if !body.get(j..)?.starts_with("content") {
         return None;
     }
+    let content_at = j;
     j = skip_space(body, j + "content".len());
     if !body.get(j..)?.starts_with(':') {
         return None;
@@ -189,7 +269,142 @@ fn labelled_at(body: &str, mut i: usize) -> Option<(&str, &str)> {
     j += 1;
     // `\s*\n?`: greedy whitespace, then an optional newline.
     j = skip_space(body, j);
-    Some((value, body.get(j..).unwrap_or("")))
+    Some(Labelled { value, content: body.get(j..).unwrap_or(""), label_at, content_at })
+}
+
+/// The input whose text makes `needle` (a role line or label), and whether it holds all of
+/// it: the one containing it (in any ASCII case), else the one sharing the longest piece with
+/// it (a value that ends with its start, starts with its end, or lies inside it).
+fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
+    let mut best: Option<(usize, &str)> = None;
+    for (name, value) in &inputs.entries {
+        if name == crate::marks::MARK_VAR {
+            continue;
+        }
+        let score = overlap(value, needle);
+        if score > 0 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, name));
+        }
+    }
+    best.map(|(score, name)| (name.to_owned(), score == usize::MAX))
+}
+
+fn overlap(v: &Value, needle: &str) -> usize {
+    match v {
+        // A template filter may have changed the case (`upper`, `title`).
+        Value::String(s) if s.contains(needle) || s.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()) => {
+            usize::MAX
+        }
+        Value::String(s) => {
+            let inside = if !s.is_empty() && needle.contains(s.as_str()) { s.len() } else { 0 };
+            let edges = (1..needle.len())
+                .rev()
+                .filter(|&k| needle.is_char_boundary(k))
+                .find(|&k| {
+                    needle.get(..k).is_some_and(|h| s.ends_with(h))
+                        || needle.get(needle.len() - k..).is_some_and(|t| s.starts_with(t))
+                })
+                .unwrap_or(0);
+            inside.max(edges)
+        }
+        Value::Array(a) => a.iter().map(|x| overlap(x, needle)).max().unwrap_or(0),
+        Value::Object(o) => o.values().map(|x| overlap(x, needle)).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn role_line_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {
+    let start = text.get(..word_at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let end = text.get(word_at..).and_then(|t| t.find('\n')).map_or(text.len(), |i| word_at + i);
+    let line = py_strip(text.get(start..end).unwrap_or(""));
+    // The line breaks around the line, too: a value that ends or starts with one may have made it.
+    let with_break = text.get(start.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
+    let blamed = match blame(line, inputs) {
+        Some((name, true)) => Some((name, true)),
+        _ => blame(with_break, inputs).map(|(name, _)| (name, false)),
+    };
+    let line = shown(line);
+    const WHY: &str = "only the template's own role lines start messages";
+    match blamed {
+        Some((name, true)) => Error::new(
+            ErrorKind::Injection,
+            format!("Role line from input (possible injection): input `{name}` contains the role line `{line}`; {WHY}"),
+        )
+        .with_input(name),
+        Some((name, false)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line from input (possible injection): input `{name}` and the text around it form the role line `{line}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line not from the template (possible injection): `{line}` is not a role line the template writes alone on a line; {WHY}"
+            ),
+        ),
+    }
+}
+
+fn line_break_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {
+    let start = text.get(..word_at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let end = text.get(word_at..).and_then(|t| t.find('\n')).map_or(text.len(), |i| word_at + i);
+    let line = py_strip(text.get(start..end).unwrap_or(""));
+    let around = text.get(start.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
+    let shown_line = shown(line);
+    const WHY: &str = "keep a line break of the template's own before and after each role line";
+    match blame(around, inputs) {
+        Some((name, _)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Line break from input (possible injection): input `{name}` puts a line break next to the template's `{shown_line}`, making it a role line; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Line break not from the template (possible injection): the template's `{shown_line}` became a role line through a line break it did not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// `line` for a one-line message: control characters and whitespace other than spaces
+/// escaped, at most 80 characters.
+fn shown(line: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in line.chars().enumerate() {
+        if i == 80 {
+            out.push('…');
+            break;
+        }
+        if c != ' ' && (c.is_control() || py_space(c)) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn label_error(label: &str, inputs: &Context<'_>) -> Error {
+    const WHY: &str = "only the template's own `name:`, `tool_call_id:` and `content:` labels set a message's name, tool call id and content";
+    let needle = format!("{label}:");
+    match blame(&needle, inputs).or_else(|| blame(label, inputs)) {
+        Some((name, _)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Message label from input (possible injection): input `{name}` contains the `{needle}` label; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!("Message label not from the template (possible injection): the `{needle}` label; {WHY}"),
+        ),
+    }
 }
 
 /// Role words found on separator lines in `s` (as typed).
@@ -199,7 +414,7 @@ fn role_words(s: &str) -> Vec<&str> {
         return Vec::new();
     }
     let (_, chunks) = split_chunks(s);
-    chunks.into_iter().map(|(w, _)| w).collect()
+    chunks.into_iter().map(|c| c.word).collect()
 }
 
 /// The escape table: placeholder -> role word.

@@ -10,13 +10,22 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::marks::{MARK_VAR, compile_marked, mark_from, strip_marks};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
-use crate::promptflow::{Escapes, split_messages_promptflow};
+use crate::promptflow::{Escapes, Provenance, split_checked};
 use crate::roles::{forges_boundary, role_line};
 
 /// The context variable that carries the per-render role-line nonce.
 const NONCE_VAR: &str = "__prompty_nonce";
+
+/// Random bytes in the rich-input placeholders `prepare` expands: 128 bits, so that no input
+/// value can guess the placeholder of a render.
+const RICH_NONCE_BYTES: usize = 16;
+
+/// Random bytes in the placeholders shown by `render_text` (never expanded): the spec's
+/// form, `__PROMPTY_THREAD_<8 hex>_<name>__`.
+const DISPLAY_NONCE_BYTES: usize = 4;
 
 /// How to build a [`Renderer`].
 #[derive(Debug, Clone, Default)]
@@ -49,11 +58,16 @@ pub struct Renderer {
     profile: Profile,
     limits: Limits,
     location: BodyLocation,
-    /// The body as compiled for prepare (strict nonces added to role lines when strict).
+    /// The body as compiled for prepare: strict nonces added to role lines (spec profile,
+    /// when strict) or provenance marks before role words and labels (promptflow profile).
     body: String,
     engine: Engine,
     strict: bool,
-    /// The body without nonces, compiled on first use (for `render_text`).
+    /// Whether `body` differs from the prompt's template.
+    rewritten: bool,
+    /// Whether the template's kept line breaks carry promptflow marks too.
+    newline_marks: bool,
+    /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     rich: Vec<(String, PropertyKind)>,
 }
@@ -80,13 +94,32 @@ impl Renderer {
         }
         let strict = profile == Profile::Spec && prompt.template.format.strict.unwrap_or(true);
         let instructions = prompt.instructions.clone().unwrap_or_default();
-        let body = if strict { add_nonces(&instructions, &prompt.template.format.kind) } else { instructions };
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
-        let engine = Engine::compile(&prompt.template.format.kind, body.clone(), profile, &options.limits, &location)?;
+        let format = &prompt.template.format.kind;
+        let (body, engine, rewritten, newline_marks) = if profile == Profile::Promptflow {
+            let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
+            (marked.body, marked.engine, marked.marks > 0, marked.newlines)
+        } else {
+            let body = if strict { add_nonces(&instructions, format) } else { instructions };
+            let engine = Engine::compile(format, body.clone(), profile, &options.limits, &location)?;
+            (body, engine, strict, false)
+        };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
-        Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, plain, rich })
+        Ok(Self {
+            prompt,
+            profile,
+            limits: options.limits,
+            location,
+            body,
+            engine,
+            strict,
+            rewritten,
+            newline_marks,
+            plain,
+            rich,
+        })
     }
 
     /// The prompt.
@@ -99,9 +132,12 @@ impl Renderer {
         self.profile
     }
 
-    /// The variables the template reads (Jinja and Mustache).
+    /// The variables the template reads (Jinja and Mustache); the renderer's own nonce and
+    /// mark variables are left out.
     pub fn template_variables(&self) -> Vec<String> {
-        self.engine.variables()
+        let mut vars = self.engine.variables();
+        vars.retain(|v| v != NONCE_VAR && v != MARK_VAR);
+        vars
     }
 
     /// Validates inputs and renders the template to text, without the role split: what
@@ -111,7 +147,7 @@ impl Renderer {
     }
 
     fn render_text_inner(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
-        let (mut ctx, _) = self.context(inputs)?;
+        let (mut ctx, _) = self.context(inputs, DISPLAY_NONCE_BYTES)?;
         if self.profile == Profile::Promptflow {
             Escapes::escape(&mut ctx)?;
         }
@@ -125,7 +161,7 @@ impl Renderer {
     }
 
     fn prepare_inner(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
-        let (mut ctx, rich) = self.context(inputs)?;
+        let (mut ctx, rich) = self.context(inputs, RICH_NONCE_BYTES)?;
         match self.profile {
             Profile::Spec => {
                 let nonce = if self.strict { Some(random_hex(8)?) } else { None };
@@ -137,12 +173,19 @@ impl Renderer {
                 // variable's hex value can never hold a role line.
                 let strict = nonce.as_deref().map(|nonce| Strict { nonce, inputs: &ctx });
                 let messages = split_inner(&text, strict.as_ref())?;
-                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich) }
+                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Promptflow => {
+                // As promptflow does: role words on role lines of top-level string inputs are
+                // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
+                // Any other role line or label must carry this render's mark.
+                let mark = mark_from(random_u64()?);
+                ctx.set(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                let mut messages = split_messages_promptflow(&text)?;
+                let (text, marks) = strip_marks(&text, &mark);
+                let provenance = Provenance { marks: &marks, inputs: &ctx, newlines: self.newline_marks };
+                let mut messages = split_checked(&text, Some(&provenance))?;
                 escapes.restore(&mut messages);
                 Ok(messages)
             }
@@ -166,7 +209,7 @@ impl Renderer {
         inputs: &Map<String, Value>,
         strict_inputs: &[String],
     ) -> Result<Vec<Segment>, Error> {
-        let (ctx, _) = self.context(inputs)?;
+        let (ctx, _) = self.context(inputs, DISPLAY_NONCE_BYTES)?;
         let is_strict = |name: &str| {
             strict_inputs.iter().any(|s| s == name) || self.prompt.input(name).is_some_and(|p| p.strict == Some(true))
         };
@@ -226,8 +269,8 @@ impl Renderer {
     }
 
     fn plain_engine(&self) -> Result<&Engine, Error> {
-        // Without strict nonces the compiled body is the plain body.
-        if !self.strict {
+        // Without nonces or marks the compiled body is the plain body.
+        if !self.rewritten {
             return Ok(&self.engine);
         }
         let compiled = self.plain.get_or_init(|| {
@@ -242,8 +285,13 @@ impl Renderer {
         compiled.as_ref().map_err(Clone::clone)
     }
 
-    /// Validated inputs with rich inputs replaced by nonces, and the rich values.
-    fn context<'a>(&'a self, inputs: &'a Map<String, Value>) -> Result<(Context<'a>, Vec<RichInput>), Error> {
+    /// Validated inputs with rich inputs replaced by nonces of `nonce_bytes` random bytes,
+    /// and the rich values.
+    fn context<'a>(
+        &'a self,
+        inputs: &'a Map<String, Value>,
+        nonce_bytes: usize,
+    ) -> Result<(Context<'a>, Vec<RichInput>), Error> {
         let mut ctx = Context::new(self.prompt.resolve_inputs(inputs)?);
         for p in self.prompt.inputs.iter().flatten() {
             if p.strict == Some(true)
@@ -261,9 +309,9 @@ impl Renderer {
         if self.profile == Profile::Spec {
             for (name, kind) in &self.rich {
                 let Some(original) = ctx.get(name).cloned() else { continue };
-                let nonce = format!("__PROMPTY_THREAD_{}_{name}__", random_hex(4)?);
-                ctx.set(name, Value::String(nonce));
-                rich.push(RichInput { name: name.clone(), kind: *kind, value: original });
+                let nonce = format!("__PROMPTY_THREAD_{}_{name}__", random_hex(nonce_bytes)?);
+                ctx.set(name, Value::String(nonce.clone()));
+                rich.push(RichInput { name: name.clone(), kind: *kind, value: original, nonce });
             }
         }
         Ok((ctx, rich))
@@ -280,6 +328,8 @@ fn root_variable(expr: &str) -> Option<String> {
 fn add_nonces(body: &str, format: &str) -> String {
     let placeholder = match format {
         "jinja2" | "jinja" | "nunjucks" => "{{ __prompty_nonce }}",
+        // Inside `{{#each}}` and `{{#with}}` a bare name is looked up in the block's value.
+        "handlebars" | "hbs" => "{{@root.__prompty_nonce}}",
         _ => "{{__prompty_nonce}}",
     };
     let mut out = String::with_capacity(body.len() + 64);
@@ -316,9 +366,9 @@ thread_local! {
     static POOL: std::cell::RefCell<RandomPool> = const { std::cell::RefCell::new(RandomPool { buf: [0; 512], used: 512 }) };
 }
 
-/// `n` (at most 16) fresh random bytes as lowercase hex.
-fn random_hex(n: usize) -> Result<String, Error> {
-    let n = n.min(16);
+/// Fills `out` (at most 16 bytes) with fresh random bytes.
+fn random_fill(out: &mut [u8]) -> Result<(), Error> {
+    let n = out.len().min(16);
     POOL.with(|pool| {
         let mut pool = pool.borrow_mut();
         if pool.used + n > pool.buf.len() {
@@ -328,13 +378,31 @@ fn random_hex(n: usize) -> Result<String, Error> {
         }
         let start = pool.used;
         pool.used += n;
-        let mut s = String::with_capacity(n * 2);
-        for b in pool.buf.get(start..start + n).unwrap_or_default() {
-            s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
-            s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
+        if let (Some(dst), Some(src)) = (out.get_mut(..n), pool.buf.get(start..start + n)) {
+            dst.copy_from_slice(src);
         }
-        Ok(s)
+        Ok(())
     })
+}
+
+/// `n` (at most 16) fresh random bytes as lowercase hex.
+fn random_hex(n: usize) -> Result<String, Error> {
+    let mut b = [0u8; 16];
+    let n = n.min(16);
+    random_fill(b.get_mut(..n).unwrap_or_default())?;
+    let mut s = String::with_capacity(n * 2);
+    for b in b.get(..n).unwrap_or_default() {
+        s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+        s.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
+    }
+    Ok(s)
+}
+
+/// A fresh random `u64`.
+fn random_u64() -> Result<u64, Error> {
+    let mut b = [0u8; 8];
+    random_fill(&mut b)?;
+    Ok(u64::from_le_bytes(b))
 }
 
 #[cfg(test)]

@@ -129,11 +129,15 @@ fn parse_case(v: &Value) -> Result<(), Failed> {
             inputs.insert(k.clone(), json!({"_kind": "thread", "messages": msgs}));
         }
         let mut prompt = prompt_for("", "jinja2", &inputs);
-        prompt.instructions = Some(rendered.replace("__PROMPTY_THREAD_abcd1234_", "{{ raw_nonce }}"));
+        // The template renders each thread input where the vector shows its placeholder.
+        let mut body = rendered.to_owned();
+        for k in threads.keys() {
+            body = body.replace(&format!("__PROMPTY_THREAD_abcd1234_{k}__"), &format!("{{{{ {k} }}}}"));
+        }
+        prompt.instructions = Some(body);
         prompt.template.format.strict = Some(false);
         let renderer = Renderer::new(prompt).map_err(|e| e.to_string())?;
-        let mut given = plain_inputs(&inputs);
-        given.insert("raw_nonce".into(), json!("__PROMPTY_THREAD_abcd1234_"));
+        let given = plain_inputs(&inputs);
         messages = renderer.prepare(&given).map_err(|e| e.to_string())?;
     }
     let actual = serde_json::to_value(&messages).map_err(|e| e.to_string())?;
