@@ -78,10 +78,10 @@ fn jinja_syntax(profile: Profile) -> Result<SyntaxConfig, Error> {
 /// assert_eq!(err.span(), Some(399..402));
 /// assert!(check_nesting("jinja2", "{{ not not q }}", Profile::Spec, &Limits::default()).is_ok());
 /// ```
-pub fn check_nesting(format: &str, body: &str, profile: Profile, limits: &Limits) -> Result<(), Error> {
+pub fn check_nesting(format: &str, body: &str, _profile: Profile, limits: &Limits) -> Result<(), Error> {
     let unlocated = BodyLocation::default();
     match format {
-        "jinja2" | "jinja" | "nunjucks" => nesting::scan_jinja(body, jinja_syntax(profile)?, limits.max_nesting)
+        "jinja2" | "jinja" | "nunjucks" => nesting::scan_jinja(body, limits.max_nesting)
             .map(|_| ())
             .map_err(|d| too_deep(&d, "template syntax error", body, &unlocated, limits).with_span(d.span)),
         "handlebars" | "hbs" => nesting::scan_handlebars(body, limits.max_nesting)
@@ -122,7 +122,7 @@ impl Engine {
                 let syntax = jinja_syntax(profile)?;
                 // minijinja's parser and code generator recurse once per level: bound the
                 // depth first, then refuse values that could grow past the fuel.
-                let facts = nesting::scan_jinja(&source, syntax.clone(), limits.max_nesting)
+                let facts = nesting::scan_jinja(&source, limits.max_nesting)
                     .map_err(|d| too_deep(&d, "template syntax error", &source, loc, limits))?;
                 if facts.keeps_values
                     && let Ok(ast) = minijinja::machinery::parse(&source, TEMPLATE_NAME, syntax.clone())
@@ -393,20 +393,20 @@ fn budgeted_format(
     if matches!(value.kind(), ValueKind::Invalid) {
         return pyrepr::formatter(out, state, value);
     }
-    let written = state.get_or_insert_extension(Written(0)).0;
-    let left = max_output.saturating_sub(written);
+    let written = &mut state.get_or_insert_extension(Written(0)).0;
+    let left = max_output.saturating_sub(*written);
+    let refused = || {
+        minijinja::Error::new(JinjaErrorKind::InvalidOperation, "the output limit was reached").with_source(OutputCap)
+    };
     if !may_fit(value, &mut left.clone()) {
-        return Err(minijinja::Error::new(JinjaErrorKind::InvalidOperation, "the output limit was reached")
-            .with_source(OutputCap));
+        return Err(refused());
     }
     let mut w = Budgeted { out, left, used: 0, over: false };
     let result = pyrepr::write_str_value(&mut w, value);
-    let (used, over) = (w.used, w.over);
-    state.get_or_insert_extension(Written(0)).0 = written + used;
+    *written += w.used;
     match result {
         Ok(()) => Ok(()),
-        Err(_) if over => Err(minijinja::Error::new(JinjaErrorKind::InvalidOperation, "the output limit was reached")
-            .with_source(OutputCap)),
+        Err(_) if w.over => Err(refused()),
         Err(e) => Err(minijinja::Error::from(e)),
     }
 }

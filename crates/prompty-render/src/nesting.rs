@@ -8,8 +8,9 @@
 //! bound of the depth of the tree the parser would build there, and refuses the
 //! template at the first position deeper than the limit.
 //!
-//! Jinja2 reads minijinja's own tokens (so strings, comments and raw blocks are skipped
-//! exactly as the parser skips them). Every open block statement (`if`, `for`, `macro`,
+//! Jinja2 is lexed the way minijinja lexes it (strings, comments, raw blocks and brackets
+//! as its tokenizer treats them; a test checks that the count never falls below one made
+//! from minijinja's own tokens). Every open block statement (`if`, `for`, `macro`,
 //! `call`, `with`, `filter`, `autoescape`, `block`, a `set` block) adds one level; within
 //! one tag, every chained operator (`~`, `+`, `and`, `not`, `|`, `.`, `is`, `if`, ...)
 //! and every postfix call or subscript adds one, every bracket opens one more, and a
@@ -19,9 +20,6 @@
 //! `{{else if ...}}` and each subexpression or literal bracket inside a tag counts one.
 
 use std::ops::Range;
-
-use minijinja::machinery::{Token, tokenize};
-use minijinja::syntax::SyntaxConfig;
 
 /// A position nested deeper than the limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,138 +52,318 @@ const JINJA_OPENING_TAGS: &[&str] = &["if", "for", "macro", "call", "with", "fil
 const JINJA_CLOSING_TAGS: &[&str] =
     &["endif", "endfor", "endmacro", "endcall", "endwith", "endfilter", "endautoescape", "endblock", "endset"];
 
-/// Scans a Jinja body; see the module documentation. Tokenizer errors end the scan
-/// quietly: the parser reports them with its own message.
-pub(crate) fn scan_jinja(body: &str, syntax: SyntaxConfig, max: usize) -> Result<JinjaFacts, TooDeep> {
-    let mut facts = JinjaFacts::default();
-    // Open block statements.
-    let mut blocks = 0usize;
-    // One counter per open bracket in the current tag, and their sum.
-    let mut levels: Vec<usize> = Vec::new();
-    let mut sum = 0usize;
-    // Whether the previous token ends an operand (so `(` or `[` is a call or subscript).
-    let mut after_operand = false;
-    // The current block tag: where it starts, its first word, and whether it has an `=`.
-    let mut tag_start = 0usize;
-    let mut first_word = false;
-    let mut tag_word = "";
-    let mut assigns = false;
-    for item in tokenize(body, false, syntax) {
-        let Ok((token, span)) = item else { break };
-        let start = span.start_offset as usize;
-        let end = (span.end_offset as usize).max(start);
+/// A lexical item of a Jinja tag, as far as depth is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok<'s> {
+    /// `{{` or `{%`.
+    Start {
+        block: bool,
+    },
+    /// `}}` or `%}`.
+    End,
+    Word(&'s str),
+    /// A string or number literal.
+    Literal,
+    /// `(`, `[` or `{`.
+    Open {
+        brace: bool,
+    },
+    /// `)`, `]` or `}`.
+    Close,
+    /// `,`, `:` or `=`.
+    Sep {
+        assign: bool,
+    },
+    /// An operator; `repeats` for `+` and `*`, which may repeat what a loop builds.
+    Op {
+        repeats: bool,
+    },
+}
+
+/// The depth count over a stream of [`Tok`]s; see the module documentation.
+#[derive(Default)]
+struct Depth<'s> {
+    facts: JinjaFacts,
+    /// Open block statements.
+    blocks: usize,
+    /// One counter per open bracket in the current tag, and their sum.
+    levels: Vec<usize>,
+    sum: usize,
+    /// Whether the previous item ends an operand (so `(` or `[` is a call or subscript).
+    after_operand: bool,
+    /// The current block tag: where it starts, its first word, and whether it has an `=`.
+    tag_start: usize,
+    first_word: bool,
+    tag_word: &'s str,
+    assigns: bool,
+    /// The deepest level seen, for tests.
+    #[cfg(test)]
+    deepest: usize,
+}
+
+impl<'s> Depth<'s> {
+    /// Counts one item at `span`; `Err` once deeper than `max`.
+    fn push(&mut self, tok: Tok<'s>, span: Range<usize>, max: usize) -> Result<(), TooDeep> {
         let mut deeper = false;
-        match token {
-            Token::VariableStart | Token::BlockStart => {
-                levels.clear();
-                levels.push(0);
-                sum = 0;
-                after_operand = false;
-                first_word = matches!(token, Token::BlockStart);
-                tag_word = "";
-                assigns = false;
-                tag_start = start;
-                continue;
+        match tok {
+            Tok::Start { block } => {
+                self.levels.clear();
+                self.levels.push(0);
+                self.sum = 0;
+                self.after_operand = false;
+                self.first_word = block;
+                self.tag_word = "";
+                self.assigns = false;
+                self.tag_start = span.start;
+                return Ok(());
             }
-            Token::VariableEnd => {
-                levels.clear();
-                sum = 0;
-                continue;
-            }
-            Token::BlockEnd => {
-                levels.clear();
-                sum = 0;
-                if JINJA_OPENING_TAGS.contains(&tag_word) || (tag_word == "set" && !assigns) {
-                    blocks += 1;
-                    if blocks > max {
-                        return Err(TooDeep { span: tag_start..end, what: "block" });
+            Tok::End => {
+                self.levels.clear();
+                self.sum = 0;
+                if self.first_word || self.tag_word.is_empty() {
+                    return Ok(());
+                }
+                if JINJA_OPENING_TAGS.contains(&self.tag_word) || (self.tag_word == "set" && !self.assigns) {
+                    self.blocks += 1;
+                    #[cfg(test)]
+                    {
+                        self.deepest = self.deepest.max(self.blocks);
+                    }
+                    if self.blocks > max {
+                        return Err(TooDeep { span: self.tag_start..span.end, what: "block" });
                     }
                 }
-                continue;
+                self.tag_word = "";
+                return Ok(());
             }
-            Token::TemplateData(_) => continue,
-            Token::Ident(word) if first_word => {
-                tag_word = word;
-                facts.keeps_values |= JINJA_BINDING_TAGS.contains(&word);
+            Tok::Word(word) if self.first_word => {
+                self.tag_word = word;
+                self.facts.keeps_values |= JINJA_BINDING_TAGS.contains(&word);
                 if JINJA_CLOSING_TAGS.contains(&word) {
-                    blocks = blocks.saturating_sub(1);
+                    self.blocks = self.blocks.saturating_sub(1);
                 }
-                after_operand = true;
+                self.after_operand = true;
             }
-            Token::Ident(word) => {
+            Tok::Word(word) => {
                 if word == "namespace" || word == "recursive" {
-                    facts.keeps_values = true;
+                    self.facts.keeps_values = true;
                 }
-                if JINJA_OPERATOR_WORDS.contains(&word) {
-                    deeper = true;
-                    after_operand = false;
-                } else {
-                    after_operand = true;
-                }
+                deeper = JINJA_OPERATOR_WORDS.contains(&word);
+                self.after_operand = !deeper;
             }
-            Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => {
-                after_operand = true;
-            }
-            Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => {
+            Tok::Literal => self.after_operand = true,
+            Tok::Open { brace } => {
                 // A loop over a literal, a call or a computed value may repeat what it builds.
-                facts.keeps_values |= tag_word == "for";
-                if after_operand && !matches!(token, Token::BraceOpen) {
+                self.facts.keeps_values |= self.tag_word == "for";
+                if self.after_operand && !brace {
                     // A call or subscript wraps everything before it.
-                    if let Some(top) = levels.last_mut() {
+                    if let Some(top) = self.levels.last_mut() {
                         *top += 1;
-                        sum += 1;
+                        self.sum += 1;
                     }
                 }
-                levels.push(0);
-                after_operand = false;
+                self.levels.push(0);
+                self.after_operand = false;
             }
-            Token::ParenClose | Token::BracketClose | Token::BraceClose => {
-                if levels.len() > 1 {
-                    sum -= levels.pop().unwrap_or(0);
+            Tok::Close => {
+                if self.levels.len() > 1 {
+                    self.sum -= self.levels.pop().unwrap_or(0);
                 }
-                after_operand = true;
+                self.after_operand = true;
             }
-            Token::Comma | Token::Colon | Token::Assign => {
-                assigns |= matches!(token, Token::Assign);
-                if let Some(top) = levels.last_mut() {
-                    sum -= *top;
+            Tok::Sep { assign } => {
+                self.assigns |= assign;
+                if let Some(top) = self.levels.last_mut() {
+                    self.sum -= *top;
                     *top = 0;
                 }
-                after_operand = false;
+                self.after_operand = false;
             }
-            Token::Plus | Token::Mul => {
-                facts.keeps_values |= tag_word == "for";
+            Tok::Op { repeats } => {
+                self.facts.keeps_values |= repeats && self.tag_word == "for";
                 deeper = true;
-                after_operand = false;
-            }
-            Token::Minus
-            | Token::Div
-            | Token::FloorDiv
-            | Token::Pow
-            | Token::Mod
-            | Token::Dot
-            | Token::Tilde
-            | Token::Pipe
-            | Token::Eq
-            | Token::Ne
-            | Token::Gt
-            | Token::Gte
-            | Token::Lt
-            | Token::Lte => {
-                deeper = true;
-                after_operand = false;
+                self.after_operand = false;
             }
         }
-        first_word = false;
-        if deeper && let Some(top) = levels.last_mut() {
+        self.first_word = false;
+        if deeper && let Some(top) = self.levels.last_mut() {
             *top += 1;
-            sum += 1;
+            self.sum += 1;
         }
-        if blocks + levels.len() + sum > max {
-            return Err(TooDeep { span: start..end, what: "expression" });
+        let depth = self.blocks + self.levels.len() + self.sum;
+        #[cfg(test)]
+        {
+            self.deepest = self.deepest.max(depth);
         }
+        if depth > max {
+            return Err(TooDeep { span, what: "expression" });
+        }
+        Ok(())
     }
-    Ok(facts)
+}
+
+/// Scans a Jinja body; see the module documentation. The lexing follows minijinja's
+/// (default delimiters, no line statements): tags open with `{{` or `{%`, comments
+/// `{# #}` and `{% raw %}` blocks are skipped, and a tag closes at `}}` or `%}` outside
+/// string literals and brackets. A body minijinja cannot lex gets at most a larger count
+/// (it is refused either way).
+pub(crate) fn scan_jinja(body: &str, max: usize) -> Result<JinjaFacts, TooDeep> {
+    let mut depth = Depth::default();
+    lex_jinja(body, &mut |tok, span| depth.push(tok, span, max))?;
+    Ok(depth.facts)
+}
+
+/// Feeds the depth items of every tag of `body` to `f`.
+fn lex_jinja<'s>(
+    body: &'s str,
+    f: &mut impl FnMut(Tok<'s>, Range<usize>) -> Result<(), TooDeep>,
+) -> Result<(), TooDeep> {
+    let bytes = body.as_bytes();
+    let mut pos = 0usize;
+    while let Some(open) = find(bytes, b"{", pos) {
+        let next = bytes.get(open + 1).copied();
+        match next {
+            Some(b'#') => {
+                pos = find(bytes, b"#}", open + 2).map_or(bytes.len(), |e| e + 2);
+                continue;
+            }
+            Some(b'{' | b'%') => {}
+            _ => {
+                pos = open + 1;
+                continue;
+            }
+        }
+        let block = next == Some(b'%');
+        if block && let Some(after) = basic_tag(bytes, open + 2, b"raw") {
+            // Skip to the first `{% endraw %}`, as minijinja does.
+            let mut at = after;
+            pos = bytes.len();
+            while let Some(start) = find(bytes, b"{%", at) {
+                if let Some(end) = basic_tag(bytes, start + 2, b"endraw") {
+                    pos = end;
+                    break;
+                }
+                at = start + 2;
+            }
+            continue;
+        }
+        f(Tok::Start { block }, open..open + 2)?;
+        let mut i = open + 2;
+        // Whitespace control (`{{-`, `{%+`) is part of the marker.
+        if matches!(bytes.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let mut balance = 0isize;
+        loop {
+            let Some(&b) = bytes.get(i) else { return Ok(()) };
+            let closes = if block { b"%}" } else { b"}}" };
+            if balance == 0 && bytes.get(i..i + 2) == Some(&closes[..]) {
+                f(Tok::End, i..i + 2)?;
+                i += 2;
+                break;
+            }
+            let start = i;
+            let tok = match b {
+                b'\'' | b'"' => {
+                    i += 1;
+                    while let Some(&c) = bytes.get(i) {
+                        i += if c == b'\\' { 2 } else { 1 };
+                        if c == b {
+                            break;
+                        }
+                    }
+                    Some(Tok::Literal)
+                }
+                b'0'..=b'9' => {
+                    let digits = |i: &mut usize| {
+                        while bytes.get(*i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+                            *i += 1;
+                        }
+                    };
+                    digits(&mut i);
+                    // Right after a dot a number is an index (`q.1.0`): no fraction.
+                    let after_dot = start > 0 && bytes.get(start - 1) == Some(&b'.');
+                    if !after_dot && bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                        i += 1;
+                        digits(&mut i);
+                    }
+                    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+                        let sign = usize::from(matches!(bytes.get(i + 1), Some(b'+' | b'-')));
+                        if bytes.get(i + 1 + sign).is_some_and(u8::is_ascii_digit) {
+                            i += 1 + sign;
+                            digits(&mut i);
+                        }
+                    }
+                    Some(Tok::Literal)
+                }
+                // Identifiers are ASCII, as minijinja reads them without its `unicode` feature.
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                    while bytes.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                        i += 1;
+                    }
+                    Some(Tok::Word(body.get(start..i).unwrap_or("")))
+                }
+                b'(' | b'[' | b'{' => {
+                    balance += 1;
+                    i += 1;
+                    Some(Tok::Open { brace: b == b'{' })
+                }
+                b')' | b']' | b'}' => {
+                    balance -= 1;
+                    i += 1;
+                    Some(Tok::Close)
+                }
+                b',' | b':' => {
+                    i += 1;
+                    Some(Tok::Sep { assign: false })
+                }
+                b'=' if bytes.get(i + 1) != Some(&b'=') => {
+                    i += 1;
+                    Some(Tok::Sep { assign: true })
+                }
+                b'+' | b'*' => {
+                    i += if bytes.get(i..i + 2) == Some(b"**") { 2 } else { 1 };
+                    Some(Tok::Op { repeats: b == b'+' || i == start + 1 })
+                }
+                b'-' | b'/' | b'%' | b'.' | b'~' | b'|' | b'<' | b'>' | b'!' | b'=' => {
+                    i += if matches!(bytes.get(i..i + 2), Some(b"//" | b"==" | b"!=" | b">=" | b"<=")) { 2 } else { 1 };
+                    Some(Tok::Op { repeats: false })
+                }
+                _ => {
+                    i += 1;
+                    None
+                }
+            };
+            if let Some(tok) = tok {
+                f(tok, start..i.min(bytes.len()))?;
+            }
+        }
+        pos = i;
+    }
+    Ok(())
+}
+
+/// Matches `[-+]? blanks WORD blanks [-+]? %}` at `at` (just after `{%`); returns the offset
+/// after it.
+fn basic_tag(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+    let mut i = at;
+    if matches!(bytes.get(i), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    if bytes.get(i..i + word.len()) != Some(word) {
+        return None;
+    }
+    i += word.len();
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    if matches!(bytes.get(i), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    (bytes.get(i..i + 2) == Some(b"%}")).then_some(i + 2)
 }
 
 /// Scans a Handlebars body; see the module documentation.
@@ -321,9 +499,17 @@ fn scan_tag(bytes: &[u8], mut i: usize) -> (usize, usize) {
     (bytes.len(), deepest)
 }
 
-/// The first occurrence of `needle` in `hay` at or after `from`.
+/// The first occurrence of `needle` (not empty) in `hay` at or after `from`.
 fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    hay.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+    let (&first, rest) = needle.split_first()?;
+    let mut at = from;
+    loop {
+        at += memchr::memchr(first, hay.get(at..)?)?;
+        if hay.get(at + 1..at + 1 + rest.len()) == Some(rest) {
+            return Some(at);
+        }
+        at += 1;
+    }
 }
 
 #[cfg(test)]
@@ -331,7 +517,122 @@ mod tests {
     use super::*;
 
     fn jinja_depth_ok(body: &str, max: usize) -> bool {
-        scan_jinja(body, SyntaxConfig::default(), max).is_ok()
+        scan_jinja(body, max).is_ok()
+    }
+
+    /// The same count made from minijinja's own tokens: the oracle for the byte lexer.
+    fn minijinja_depth(body: &str) -> (usize, JinjaFacts) {
+        use minijinja::machinery::{Token, tokenize};
+        let mut depth = Depth::default();
+        for item in tokenize(body, false, minijinja::syntax::SyntaxConfig::default()) {
+            let Ok((token, span)) = item else { break };
+            let tok = match token {
+                Token::VariableStart => Tok::Start { block: false },
+                Token::BlockStart => Tok::Start { block: true },
+                Token::VariableEnd | Token::BlockEnd => Tok::End,
+                Token::TemplateData(_) => continue,
+                Token::Ident(w) => Tok::Word(w),
+                Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => Tok::Literal,
+                Token::ParenOpen | Token::BracketOpen => Tok::Open { brace: false },
+                Token::BraceOpen => Tok::Open { brace: true },
+                Token::ParenClose | Token::BracketClose | Token::BraceClose => Tok::Close,
+                Token::Comma | Token::Colon => Tok::Sep { assign: false },
+                Token::Assign => Tok::Sep { assign: true },
+                Token::Plus | Token::Mul => Tok::Op { repeats: true },
+                _ => Tok::Op { repeats: false },
+            };
+            let start = span.start_offset as usize;
+            let _ = depth.push(tok, start..(span.end_offset as usize).max(start), usize::MAX);
+        }
+        (depth.deepest, depth.facts)
+    }
+
+    fn byte_depth(body: &str) -> (usize, JinjaFacts) {
+        let mut depth = Depth::default();
+        let _ = lex_jinja(body, &mut |tok, span| depth.push(tok, span, usize::MAX));
+        (depth.deepest, depth.facts)
+    }
+
+    /// Random templates from pieces that stress the lexer (strings holding delimiters,
+    /// comments, raw blocks, whitespace control, brackets): the byte lexer never counts less
+    /// than minijinja's tokens give, and flags value-keeping templates at least as often.
+    #[test]
+    fn byte_lexer_never_counts_less_than_minijinja_tokens() {
+        const PIECES: &[&str] = &[
+            "{{ ",
+            " }}",
+            "{{- ",
+            " -}}",
+            "{% ",
+            " %}",
+            "{%- ",
+            " +%}",
+            "{# ",
+            " #}",
+            "{% raw %}",
+            "{% endraw %}",
+            "{%- raw -%}",
+            "{% if x %}",
+            "{% endif %}",
+            "{% for a in b %}",
+            "{% endfor %}",
+            "{% set y %}",
+            "{% endset %}",
+            "{% set z = 1 %}",
+            "{% macro m(p) %}",
+            "{% endmacro %}",
+            "not ",
+            "-",
+            "~",
+            "|upper",
+            ".a",
+            "()",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            "'}}'",
+            "\"%}\"",
+            "'a\\'b'",
+            "1.5",
+            "x",
+            " and ",
+            " if ",
+            " else ",
+            ",",
+            ":",
+            "=",
+            "==",
+            "+",
+            "*",
+            "**",
+            "//",
+            "namespace",
+            "range(3)",
+            "text ",
+            "\n",
+            "é",
+            "{",
+            "}}",
+            "%}",
+        ];
+        let mut seed = 0x5eed_0005_u64;
+        let mut next = |n: usize| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let len = 1 + next(40);
+            let body: String = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
+            let (ours, our_facts) = byte_depth(&body);
+            let (theirs, their_facts) = minijinja_depth(&body);
+            assert!(ours >= theirs, "{body:?}: {ours} < {theirs}");
+            assert!(our_facts.keeps_values || !their_facts.keeps_values, "{body:?}");
+        }
     }
 
     #[test]
@@ -371,7 +672,7 @@ mod tests {
 
     #[test]
     fn jinja_facts_flag_value_keeping_constructs() {
-        let keeps = |body: &str| scan_jinja(body, SyntaxConfig::default(), 100).map(|f| f.keeps_values);
+        let keeps = |body: &str| scan_jinja(body, 100).map(|f| f.keeps_values);
         assert_eq!(keeps("{{ q }}{% for m in messages %}{{ m }}{% endfor %}"), Ok(false));
         assert_eq!(keeps("{% set x = 1 %}"), Ok(true));
         assert_eq!(keeps("{% for i in range(3) %}{% endfor %}"), Ok(true));
