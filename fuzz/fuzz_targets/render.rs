@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let host = MapHost::new().with_env("OPENAI_API_KEY", "k");
     let Some(prompt) = load_bytes(text, &host, &LoadOptions::default()).prompt else { return };
-    let limits = Limits { fuel: Some(200_000), recursion: 50, max_output: 1 << 20 };
+    let limits = Limits::DEFAULT.with_steps(200_000).with_recursion(50).with_max_output(1 << 20);
     let Ok(r) = Renderer::with_options(prompt, RenderOptions { limits, ..RenderOptions::default() }) else { return };
     if let Ok(out) = r.render_text(&inputs) {
         assert!(out.len() <= limits.max_output);

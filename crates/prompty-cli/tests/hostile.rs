@@ -1250,3 +1250,128 @@ fn item9_answer_and_inputs_both_from_stdin_is_refused() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// One hostile template of the security review: what `render` and `compile` must say (exit
+/// 2, `file:line:col: message`), and whether `check` reports it (exit 1, PL012 at the same
+/// place) or, for limits only a render can hit, finds nothing to abort on.
+struct BudgetCase {
+    name: &'static str,
+    front_matter: String,
+    format: &'static str,
+    body: String,
+    /// `line:col: message start` as printed after the file name.
+    error: String,
+    /// Whether `check` reports the template (compile-time refusals).
+    checked: bool,
+}
+
+fn integers(n: usize) -> String {
+    format!("inputs:\n  a: {{kind: array, items: {{kind: integer}}, default: [{}]}}\n", vec!["1"; n].join(","))
+}
+
+const TOO_DEEP: &str = "nests deeper than 100 levels";
+
+fn budget_cases() -> Vec<BudgetCase> {
+    let jinja = |name, body: String, col: usize| BudgetCase {
+        name,
+        front_matter: String::new(),
+        format: "jinja2",
+        body,
+        error: format!("6:{col}: template syntax error: this expression {TOO_DEEP}"),
+        checked: true,
+    };
+    vec![
+        jinja("jinja_thirty_thousand_nots", format!("{{{{ {}1 }}}}", "not ".repeat(30_000)), 400),
+        jinja("jinja_thirty_thousand_minus_signs", format!("{{{{ {}1 }}}}", "-".repeat(30_000)), 103),
+        jinja("jinja_thirty_thousand_concatenations", format!("{{{{ {} }}}}", vec!["q"; 30_000].join(" ~ ")), 402),
+        jinja("jinja_thirty_thousand_calls", format!("{{{{ q{} }}}}", "()".repeat(30_000)), 201),
+        jinja("jinja_hundred_thousand_filters", format!("{{{{ q{} }}}}", "|upper".repeat(100_000)), 599),
+        jinja("jinja_two_hundred_thousand_attributes", format!("{{{{ q{} }}}}", ".a".repeat(200_000)), 203),
+        BudgetCase {
+            name: "jinja_list_doubling_in_a_namespace",
+            front_matter: String::new(),
+            format: "jinja2",
+            body: "{% set ns = namespace(x=[1]) %}{% for i in range(40) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x|length }}".to_owned(),
+            error: "6:70: template refused: this value combines two values the template built itself".to_owned(),
+            checked: true,
+        },
+        BudgetCase {
+            name: "handlebars_ten_thousand_nested_concat",
+            front_matter: String::new(),
+            format: "handlebars",
+            body: format!("{{{{ {}1{} }}}}", "(concat ".repeat(10_000), ")".repeat(10_000)),
+            error: format!("6:1: Handlebars syntax error: this expression {TOO_DEEP}"),
+            checked: true,
+        },
+        BudgetCase {
+            name: "handlebars_twenty_thousand_nested_ifs",
+            front_matter: String::new(),
+            format: "handlebars",
+            body: format!("{}x{}", "{{#if true}}".repeat(20_000), "{{/if}}".repeat(20_000)),
+            error: format!("6:1201: Handlebars syntax error: this block {TOO_DEEP}"),
+            checked: true,
+        },
+        BudgetCase {
+            name: "mustache_sections_nested_four_deep_over_1000_items",
+            front_matter: integers(1000),
+            format: "mustache",
+            body: "{{#a}}{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}{{/a}}".to_owned(),
+            error: "8:19: Mustache render error: step limit exceeded: rendering took more than 1000000 steps".to_owned(),
+            checked: false,
+        },
+        BudgetCase {
+            name: "handlebars_each_nested_four_deep_over_100_items",
+            front_matter: integers(100),
+            format: "handlebars",
+            body: "{{#each a}}{{#each ../a}}{{#each ../../a}}{{#each ../../../a}}{{/each}}{{/each}}{{/each}}{{/each}}"
+                .to_owned(),
+            error: "8:43: the render took more than 1000000 steps".to_owned(),
+            checked: false,
+        },
+        BudgetCase {
+            name: "handlebars_each_three_deep_over_300_items",
+            front_matter: integers(300),
+            format: "handlebars",
+            body: format!("{{{{#each a}}}}{{{{#each ../a}}}}{{{{#each ../../a}}}}{}{{{{/each}}}}{{{{/each}}}}{{{{/each}}}}", "x".repeat(60)),
+            error: "8:43: rendered output exceeds the limit of 33554432 bytes".to_owned(),
+            checked: false,
+        },
+    ]
+}
+
+#[test]
+fn budget_cases_end_with_a_located_error_through_the_binary() {
+    let tmp = TempDir::new("budget");
+    for case in budget_cases() {
+        let file = format!("{}.prompty", case.name);
+        let fm = &case.front_matter;
+        let text = format!(
+            "---\nname: t\n{fm}template: {{format: {}, parser: prompty}}\n---\nuser:\n{}\n",
+            case.format, case.body
+        );
+        tmp.write(&file, text.as_bytes());
+        for cmd in ["render", "compile"] {
+            // `compile` fails in the render, before it would ask for a model.
+            let out = prompty(tmp.path(), &[cmd, &file]);
+            assert_eq!(out.code, Some(2), "{} {cmd}: {}", case.name, out.stderr);
+            assert!(out.stdout.is_empty(), "{} {cmd}: {}", case.name, out.stdout);
+            let expected = format!("error: {file}:{}", case.error);
+            assert!(out.stderr.starts_with(&expected), "{} {cmd}:\nexpected {expected}\ngot {}", case.name, out.stderr);
+        }
+        let out = prompty(tmp.path(), &["check", "--format", "json", &file]);
+        if case.checked {
+            assert_eq!(out.code, Some(1), "{} check: {}{}", case.name, out.stdout, out.stderr);
+            let finding: serde_json::Value = serde_json::from_str(out.stdout.lines().next().unwrap_or_default())
+                .unwrap_or_else(|e| panic!("{} check: {e}: {}", case.name, out.stdout));
+            let (at, message) = case.error.split_once(": ").unwrap_or_default();
+            let (line, col) = at.split_once(':').unwrap_or_default();
+            assert_eq!(finding["code"], "PL012", "{}", case.name);
+            assert_eq!(finding["line"].to_string(), line, "{}", case.name);
+            assert_eq!(finding["column"].to_string(), col, "{}", case.name);
+            assert!(finding["message"].as_str().unwrap_or_default().starts_with(message), "{}: {finding}", case.name);
+        } else {
+            // Nothing to report before a render; above all, no abort.
+            assert!(matches!(out.code, Some(0 | 1)), "{} check: {}", case.name, out.stderr);
+        }
+    }
+}

@@ -119,6 +119,11 @@ fn jinja(body: &str, profile: Profile) -> Template {
     else {
         return Template::default();
     };
+    // The parser recurses once per level: a body nested deeper than the renderer accepts
+    // (which the template-syntax rule reports) is not parsed here.
+    if prompty_render::check_nesting("jinja2", body, profile, &prompty_render::Limits::default()).is_err() {
+        return Template::default();
+    }
     let Ok(root) = minijinja::machinery::parse(body, "prompt", syntax) else {
         return Template::default();
     };

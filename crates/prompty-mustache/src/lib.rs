@@ -63,10 +63,12 @@
 //!
 //! Nothing a template or its data contains can panic the engine or hang it.
 //! Sections, blocks and parents nest at most 100 deep in one template
-//! (checked at compile time); [`RenderOptions`] caps partial/parent/block
-//! nesting, output size and the work done while rendering; and rendering
-//! never recurses more than 512 levels (sections included) whatever the
-//! options say. Each limit ends in an [`Error`] with a span.
+//! (checked at compile time, [`CompileOptions`]); [`RenderOptions`] caps
+//! partial/parent/block nesting, output size and the work done while
+//! rendering (every node visited and every run of a section body counts, so
+//! nested sections over long lists stop even when they print nothing); and
+//! rendering never recurses more than 512 levels (sections included)
+//! whatever the options say. Each limit ends in an [`Error`] with a span.
 
 mod ast;
 mod error;
@@ -81,6 +83,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use crate::error::{Error, ErrorKind};
+pub use crate::parse::CompileOptions;
 pub use crate::partials::{NoPartials, Partials};
 pub use crate::render::RenderOptions;
 
@@ -111,7 +114,13 @@ impl Template {
     /// assert_eq!(err.span(), 15..24);
     /// ```
     pub fn compile(source: &str) -> Result<Template, Error> {
-        Ok(Template { inner: Arc::new(parse::compile(source)?) })
+        Self::compile_with(source, &CompileOptions::default())
+    }
+
+    /// Parses `source` into a template with the given limits; see
+    /// [`compile`](Self::compile).
+    pub fn compile_with(source: &str, options: &CompileOptions) -> Result<Template, Error> {
+        Ok(Template { inner: Arc::new(parse::compile(source, options)?) })
     }
 
     /// The source the template was compiled from.

@@ -12,8 +12,42 @@ use crate::ast::{BlockDef, Inner, Name, Node, Span};
 use crate::error::{Error, ErrorKind};
 use crate::scan::{OpenKind, TokKind, Token, tokenize};
 
-/// Deepest nesting of sections, blocks and parents in one template.
-pub(crate) const MAX_NESTING: usize = 100;
+/// Limits applied while compiling a template.
+///
+/// ```
+/// use prompty_mustache::{CompileOptions, ErrorKind, Template};
+///
+/// let options = CompileOptions::default().with_max_nesting(2);
+/// let err = Template::compile_with("{{#a}}{{#b}}{{#c}}{{/c}}{{/b}}{{/a}}", &options).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::NestingTooDeep);
+/// assert_eq!(err.span(), 12..18);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompileOptions {
+    /// How deeply sections, inverted sections, blocks and parents may nest in
+    /// one template ([`ErrorKind::NestingTooDeep`]). Default: 100. Values
+    /// above 512 count as 512, the depth at which rendering stops anyway.
+    pub max_nesting: usize,
+}
+
+impl CompileOptions {
+    /// Default for [`max_nesting`](Self::max_nesting).
+    pub const DEFAULT_MAX_NESTING: usize = 100;
+
+    /// Sets [`max_nesting`](Self::max_nesting).
+    #[must_use]
+    pub fn with_max_nesting(mut self, max_nesting: usize) -> Self {
+        self.max_nesting = max_nesting;
+        self
+    }
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { max_nesting: Self::DEFAULT_MAX_NESTING }
+    }
+}
 
 /// Per-token facts worked out before the tree is built.
 #[derive(Debug, Clone, Default)]
@@ -30,10 +64,10 @@ struct Meta {
     block_indent: Span,
 }
 
-pub(crate) fn compile(source: &str) -> Result<Inner, Error> {
+pub(crate) fn compile(source: &str, options: &CompileOptions) -> Result<Inner, Error> {
     let tokens = split_lines(source, tokenize(source)?);
     let mut meta = vec![Meta::default(); tokens.len()];
-    pair_tags(source, &tokens, &mut meta)?;
+    pair_tags(source, &tokens, &mut meta, options.max_nesting.min(crate::render::MAX_RECURSION))?;
     let newlines: Vec<usize> = source.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i).collect();
     mark_standalone(source, &tokens, &mut meta, &newlines);
     build(source, &tokens, &meta)
@@ -63,18 +97,18 @@ fn tag_text(source: &str, span: Span) -> &str {
 }
 
 /// Matches open and close tags, checking names and nesting depth.
-fn pair_tags(source: &str, tokens: &[Token], meta: &mut [Meta]) -> Result<(), Error> {
+fn pair_tags(source: &str, tokens: &[Token], meta: &mut [Meta], max_nesting: usize) -> Result<(), Error> {
     // (token index, kind, name) of every open tag not yet closed.
     let mut stack: Vec<(usize, OpenKind, Name)> = Vec::new();
     for (i, tok) in tokens.iter().enumerate() {
         match tok.kind {
             TokKind::Open { kind, name } => {
-                if stack.len() >= MAX_NESTING {
+                if stack.len() >= max_nesting {
                     return Err(Error::new(
                         ErrorKind::NestingTooDeep,
                         tok.span.range(),
                         format!(
-                            "nesting too deep: `{}` opens more than {MAX_NESTING} nested \
+                            "nesting too deep: `{}` opens more than {max_nesting} nested \
                              sections, blocks or parents",
                             tag_text(source, tok.span)
                         ),

@@ -30,9 +30,11 @@ pub struct RenderOptions {
     /// The largest output, in bytes ([`ErrorKind::OutputLimitExceeded`]).
     /// Default: 64 MiB.
     pub max_output: usize,
-    /// How many template nodes may be visited in one render
-    /// ([`ErrorKind::StepLimitExceeded`]); guards against templates whose
-    /// work grows much faster than their output. Default: 50 million.
+    /// How many steps one render may take ([`ErrorKind::StepLimitExceeded`]):
+    /// one for every template node visited and one for every time a section
+    /// body runs (once per item of a list), so that sections over long lists
+    /// are counted even when their body is empty. Guards against templates
+    /// whose work grows much faster than their output. Default: 50 million.
     pub max_steps: u64,
 }
 
@@ -78,7 +80,7 @@ impl Default for RenderOptions {
 
 /// Hard cap on recursive descents (sections, partials, parents, blocks),
 /// whatever the options say, so that rendering never exhausts the stack.
-const MAX_RECURSION: usize = 512;
+pub(crate) const MAX_RECURSION: usize = 512;
 
 /// A block argument passed down by a parent tag.
 #[derive(Clone)]
@@ -327,16 +329,26 @@ impl<'d> Renderer<'d, '_> {
         Ok(())
     }
 
-    fn node(&mut self, node: &Node, frame: &Frame<'_>) -> Result<(), Error> {
+    /// Counts one step of work against [`RenderOptions::max_steps`].
+    fn step(&mut self, span: Span, frame: &Frame<'_>) -> Result<(), Error> {
         self.steps += 1;
         if self.steps > self.options.max_steps {
             return Err(self.error(
                 ErrorKind::StepLimitExceeded,
-                node.span(&frame.tmpl.blocks),
+                span,
                 frame,
-                format!("step limit exceeded: rendering visited more than {} template nodes", self.options.max_steps),
+                format!(
+                    "step limit exceeded: rendering took more than {} steps (template nodes visited \
+                     and section bodies run)",
+                    self.options.max_steps
+                ),
             ));
         }
+        Ok(())
+    }
+
+    fn node(&mut self, node: &Node, frame: &Frame<'_>) -> Result<(), Error> {
+        self.step(node.span(&frame.tmpl.blocks), frame)?;
         match node {
             Node::Text { span, starts_line } => self.text(*span, *starts_line, frame),
             Node::Var { name, escape, tag } => {
@@ -372,6 +384,9 @@ impl<'d> Renderer<'d, '_> {
     }
 
     fn section_body(&mut self, value: &'d Value, body: &[Node], tag: Span, frame: &Frame<'_>) -> Result<(), Error> {
+        // Counted here as well as per node: a section over a long list with an
+        // empty body visits no node, yet runs once per item.
+        self.step(tag, frame)?;
         self.stack.push(value);
         let result = self.descend(tag, frame, |r| r.nodes(body, frame));
         self.stack.pop();
@@ -384,7 +399,9 @@ impl<'d> Renderer<'d, '_> {
             return Ok(cached.clone());
         }
         let compiled = match self.partials.get(name) {
-            Some(source) => Some(Arc::new(parse::compile(source).map_err(|e| e.in_partial(Some(name)))?)),
+            Some(source) => Some(Arc::new(
+                parse::compile(source, &parse::CompileOptions::default()).map_err(|e| e.in_partial(Some(name)))?,
+            )),
             None => None,
         };
         self.cache.insert(name.to_owned(), compiled.clone());

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use prompty_mustache::{Error, ErrorKind, NoPartials, Partials, RenderOptions, Template, VariableKind};
+use prompty_mustache::{CompileOptions, Error, ErrorKind, NoPartials, Partials, RenderOptions, Template, VariableKind};
 use serde_json::{Value, json};
 
 fn compile_err(source: &str) -> Error {
@@ -135,6 +135,20 @@ mod compile_errors {
         assert_error(&err, ErrorKind::NestingTooDeep, 600..606, "more than 100");
         let ok = format!("{}{}", "{{#a}}".repeat(100), "{{/a}}".repeat(100));
         assert!(Template::compile(&ok).is_ok());
+    }
+
+    #[test]
+    fn nesting_limit_is_configurable_and_capped() {
+        let three = format!("{}{}", "{{#a}}".repeat(3), "{{/a}}".repeat(3));
+        let options = CompileOptions::default().with_max_nesting(2);
+        let err = Template::compile_with(&three, &options).expect_err("3 > 2");
+        assert_error(&err, ErrorKind::NestingTooDeep, 12..18, "more than 2 nested");
+        assert!(Template::compile_with(&three, &CompileOptions::default().with_max_nesting(3)).is_ok());
+        // A limit above the renderer's own recursion cap counts as that cap.
+        let deep = format!("{}{}", "{{#a}}".repeat(513), "{{/a}}".repeat(513));
+        let err = Template::compile_with(&deep, &CompileOptions::default().with_max_nesting(usize::MAX))
+            .expect_err("513 > 512");
+        assert_error(&err, ErrorKind::NestingTooDeep, 3072..3078, "more than 512 nested");
     }
 
     #[test]
@@ -279,6 +293,31 @@ mod limits {
         let options = RenderOptions::default().with_max_output(1 << 20);
         let err = template.render_with(&json!({}), &partials, &options).expect_err("2^40 * 8 bytes");
         assert_eq!(err.kind(), ErrorKind::OutputLimitExceeded);
+    }
+
+    #[test]
+    fn mustache_sections_nested_four_deep_over_1000_items_stop() {
+        // 10^12 runs of an empty body: no node is visited inside the innermost
+        // section and nothing is written, so only per-iteration steps stop it.
+        let template = Template::compile("{{#a}}{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}{{/a}}").expect("compiles");
+        let data = json!({"a": vec![1; 1000]});
+        let options = RenderOptions::default().with_max_steps(1_000_000);
+        let start = std::time::Instant::now();
+        let err = template.render_with(&data, &NoPartials, &options).expect_err("10^12 iterations");
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "took {:?}", start.elapsed());
+        assert_error(&err, ErrorKind::StepLimitExceeded, 18..24, "more than 1000000 steps");
+    }
+
+    #[test]
+    fn section_iterations_count_as_steps() {
+        // One node (the section) plus one step per item: 1 + 3 = 4 steps.
+        let template = Template::compile("{{#a}}{{/a}}").expect("compiles");
+        let data = json!({"a": [1, 2, 3]});
+        let exact = RenderOptions::default().with_max_steps(4);
+        assert_eq!(template.render_with(&data, &NoPartials, &exact).expect("4 steps"), "");
+        let short = RenderOptions::default().with_max_steps(3);
+        let err = template.render_with(&data, &NoPartials, &short).expect_err("4 > 3");
+        assert_error(&err, ErrorKind::StepLimitExceeded, 0..6, "more than 3 steps");
     }
 
     #[test]

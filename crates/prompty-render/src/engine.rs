@@ -3,16 +3,19 @@
 //! A template is compiled once; rendering takes `&self` and is safe to share between
 //! threads. Errors are located in the `.prompty` file, not in the body.
 
+use std::fmt;
 use std::ops::Range;
 
 use minijinja::syntax::SyntaxConfig;
-use minijinja::{Environment, ErrorKind as JinjaErrorKind, UndefinedBehavior};
+use minijinja::value::{Value as JinjaValue, ValueKind};
+use minijinja::{Environment, ErrorKind as JinjaErrorKind, Output, State, UndefinedBehavior};
 use prompty_syntax::{LineIndex, Profile};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::limits::{CappedWriter, Limits};
-use crate::pyrepr;
+use crate::nesting::TooDeep;
+use crate::{growth, hbs, nesting, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -46,6 +49,47 @@ impl BodyLocation {
     }
 }
 
+/// The Jinja syntax the reference engine of `profile` uses.
+fn jinja_syntax(profile: Profile) -> Result<SyntaxConfig, Error> {
+    SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .trim_blocks(profile == Profile::Promptflow)
+        .lstrip_blocks(false)
+        .build()
+        .map_err(|e| Error::new(ErrorKind::TemplateSyntax, e.to_string()))
+}
+
+/// Checks, with one linear scan and before any parser reads it, that a template body nests
+/// no deeper than `limits.max_nesting` (what [`Renderer`](crate::Renderer) checks first when
+/// it compiles). For callers that parse template bodies themselves, such as a linter:
+/// minijinja's and handlebars' parsers recurse once per level of nesting.
+///
+/// The error is a [`TemplateSyntax`](ErrorKind::TemplateSyntax) error whose
+/// [`span`](Error::span) is a byte range of `body` (not of the file). Formats other than
+/// Jinja2 and Handlebars always pass: the Mustache parser does not recurse.
+///
+/// ```
+/// use prompty_render::{ErrorKind, Limits, check_nesting};
+/// use prompty_syntax::Profile;
+///
+/// let body = format!("{{{{ {}1 }}}}", "not ".repeat(30_000));
+/// let err = check_nesting("jinja2", &body, Profile::Spec, &Limits::default()).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::TemplateSyntax);
+/// assert_eq!(err.span(), Some(399..402));
+/// assert!(check_nesting("jinja2", "{{ not not q }}", Profile::Spec, &Limits::default()).is_ok());
+/// ```
+pub fn check_nesting(format: &str, body: &str, _profile: Profile, limits: &Limits) -> Result<(), Error> {
+    let unlocated = BodyLocation::default();
+    match format {
+        "jinja2" | "jinja" | "nunjucks" => nesting::scan_jinja(body, limits.max_nesting)
+            .map(|_| ())
+            .map_err(|d| too_deep(&d, "template syntax error", body, &unlocated, limits).with_span(d.span)),
+        "handlebars" | "hbs" => nesting::scan_handlebars(body, limits.max_nesting)
+            .map_err(|d| too_deep(&d, "Handlebars syntax error", body, &unlocated, limits).with_span(d.span)),
+        _ => Ok(()),
+    }
+}
+
 /// A compiled template.
 pub(crate) enum Engine {
     Jinja(Box<Environment<'static>>),
@@ -75,53 +119,58 @@ impl Engine {
         match format {
             "jinja2" | "jinja" | "nunjucks" => {
                 let mut env = Environment::new();
-                let syntax = SyntaxConfig::builder()
-                    .keep_trailing_newline(true)
-                    .trim_blocks(profile == Profile::Promptflow)
-                    .lstrip_blocks(false)
-                    .build()
-                    .map_err(|e| Error::new(ErrorKind::TemplateSyntax, e.to_string()))?;
+                let syntax = jinja_syntax(profile)?;
+                // minijinja's parser and code generator recurse once per level: bound the
+                // depth first, then refuse values that could grow past the fuel.
+                let facts = nesting::scan_jinja(&source, limits.max_nesting)
+                    .map_err(|d| too_deep(&d, "template syntax error", &source, loc, limits))?;
+                if facts.keeps_values
+                    && let Ok(ast) = minijinja::machinery::parse(&source, TEMPLATE_NAME, syntax.clone())
+                {
+                    growth::check(&ast).map_err(|r| {
+                        located(
+                            Error::new(ErrorKind::TemplateSyntax, format!("template refused: {}", r.message)),
+                            &source,
+                            r.span,
+                            loc,
+                        )
+                    })?;
+                }
                 env.set_syntax(syntax);
                 env.set_undefined_behavior(UndefinedBehavior::Lenient);
                 env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-                env.set_formatter(pyrepr::formatter);
-                env.set_fuel(limits.fuel);
+                let max_output = limits.max_output;
+                env.set_formatter(move |out, state, value| budgeted_format(out, state, value, max_output));
+                env.set_fuel(Some(limits.steps));
                 env.set_recursion_limit(limits.recursion);
                 let body = source.clone();
-                env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc))?;
+                env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc, limits))?;
                 Ok(Engine::Jinja(Box::new(env)))
             }
             "mustache" => {
-                prompty_mustache::Template::compile(&source).map(|t| Engine::Mustache(Box::new(t))).map_err(|e| {
-                    let span = e.span();
-                    let (line, _) = LineIndex::new(&source).line_col(&source, span.start);
-                    let err = Error::new(ErrorKind::TemplateSyntax, format!("Mustache syntax error: {}", e.message()));
-                    match loc.locate(&source, line, Some(span)) {
-                        Some(s) => err.with_span(s),
-                        None => err,
-                    }
-                })
+                let options = prompty_mustache::CompileOptions::default().with_max_nesting(limits.max_nesting);
+                prompty_mustache::Template::compile_with(&source, &options)
+                    .map(|t| Engine::Mustache(Box::new(t)))
+                    .map_err(|e| {
+                        let err =
+                            Error::new(ErrorKind::TemplateSyntax, format!("Mustache syntax error: {}", e.message()));
+                        located(err, &source, e.span(), loc)
+                    })
             }
             "handlebars" | "hbs" => {
+                // The handlebars parser recurses once per block and subexpression.
+                nesting::scan_handlebars(&source, limits.max_nesting)
+                    .map_err(|d| too_deep(&d, "Handlebars syntax error", &source, loc, limits))?;
                 let mut hb = handlebars::Handlebars::new();
                 hb.register_escape_fn(handlebars::no_escape);
                 hb.register_template_string(TEMPLATE_NAME, &source).map_err(|e| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {}", e.reason()));
-                    let at = e.pos().and_then(|(line, col)| {
-                        let start = LineIndex::new(&source).offset(&source, line, col);
-                        loc.locate(&source, line, Some(start..start))
-                    });
-                    match at {
-                        Some(s) => err.with_span(s),
-                        None => err,
-                    }
+                    hbs_located(err, &source, e.pos(), loc)
                 })?;
-                if hb.get_template(TEMPLATE_NAME).is_some_and(|t| hbs_inline_calls_partial(&t.elements, false)) {
-                    return Err(Error::new(
-                        ErrorKind::TemplateSyntax,
-                        "Handlebars syntax error: an inline partial calls a partial; partials may not nest (they could recurse without end)",
-                    ));
-                }
+                hbs::prepare(&mut hb, TEMPLATE_NAME).map_err(|(message, at)| {
+                    let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {message}"));
+                    hbs_located(err, &source, at, loc)
+                })?;
                 Ok(Engine::Handlebars(Box::new(hb)))
             }
             other => Err(Error::new(
@@ -141,20 +190,27 @@ impl Engine {
     ) -> Result<String, Error> {
         match self {
             Engine::Jinja(env) => {
-                let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc))?;
+                let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
                 let result = tmpl.render_captured_to(ctx.to_minijinja(), &mut out);
                 if out.overflowed {
-                    return Err(output_limit(limits));
+                    let err = output_limit(limits, true);
+                    return Err(
+                        match result.err().and_then(|e| e.line().and_then(|l| loc.locate(body, l, e.range()))) {
+                            Some(span) => err.with_span(span),
+                            None => err,
+                        },
+                    );
                 }
-                result.map_err(|e| jinja_error(&e, body, loc))?;
+                result.map_err(|e| jinja_error(&e, body, loc, limits))?;
                 String::from_utf8(out.buf)
                     .map_err(|_| Error::new(ErrorKind::TemplateRender, "rendered output is not UTF-8"))
             }
             Engine::Mustache(t) => {
                 let options = prompty_mustache::RenderOptions::default()
                     .with_max_depth(limits.recursion)
-                    .with_max_output(limits.max_output);
+                    .with_max_output(limits.max_output)
+                    .with_max_steps(limits.steps);
                 t.render_with(&ctx.to_json(), &prompty_mustache::NoPartials, &options).map_err(|e| {
                     let kind = match e.kind() {
                         prompty_mustache::ErrorKind::OutputLimitExceeded
@@ -162,17 +218,29 @@ impl Engine {
                         | prompty_mustache::ErrorKind::StepLimitExceeded => ErrorKind::Limit,
                         _ => ErrorKind::TemplateRender,
                     };
-                    Error::new(kind, format!("Mustache render error: {}", e.message()))
+                    let err = Error::new(kind, format!("Mustache render error: {}", e.message()));
+                    if e.partial().is_some() { err } else { located(err, body, e.span(), loc) }
                 })
             }
             Engine::Handlebars(hb) => {
-                let out = hb.render(TEMPLATE_NAME, &ctx.to_json()).map_err(|e| {
-                    Error::new(ErrorKind::TemplateRender, format!("Handlebars render error: {}", e.reason()))
-                })?;
-                if out.len() > limits.max_output {
-                    return Err(output_limit(limits));
+                let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
+                let budget = hbs::StepBudget::start(limits.steps);
+                let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(), &mut out);
+                let exhausted = budget.exhausted();
+                drop(budget);
+                if let Err(e) = result {
+                    let (kind, message) = if out.overflowed {
+                        (ErrorKind::Limit, output_limit(limits, false).message().to_owned())
+                    } else if exhausted {
+                        (ErrorKind::Limit, steps_limit(limits))
+                    } else {
+                        (ErrorKind::TemplateRender, format!("Handlebars render error: {}", e.reason()))
+                    };
+                    let at = e.line_no.zip(e.column_no);
+                    return Err(hbs_located(Error::new(kind, message), body, at, loc));
                 }
-                Ok(out)
+                String::from_utf8(out.buf)
+                    .map_err(|_| Error::new(ErrorKind::TemplateRender, "rendered output is not UTF-8"))
             }
         }
     }
@@ -181,6 +249,7 @@ impl Engine {
     pub(crate) fn render_with_spans(
         &self,
         ctx: &Context<'_>,
+        limits: &Limits,
         body: &str,
         loc: &BodyLocation,
     ) -> Result<(String, Vec<ExprSpan>), Error> {
@@ -190,8 +259,12 @@ impl Engine {
                 "provenance segments are available for jinja2 templates only",
             ));
         };
-        let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc))?;
-        let (out, spans) = tmpl.render_with_spans(ctx.to_minijinja()).map_err(|e| jinja_error(&e, body, loc))?;
+        let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
+        let (out, spans) =
+            tmpl.render_with_spans(ctx.to_minijinja()).map_err(|e| jinja_error(&e, body, loc, limits))?;
+        if out.len() > limits.max_output {
+            return Err(output_limit(limits, true));
+        }
         let exprs = spans
             .iter()
             .filter(|s| s.kind() == minijinja::OutputSpanKind::Expression)
@@ -254,28 +327,171 @@ fn hbs_mark_count(elements: &[handlebars::template::TemplateElement]) -> usize {
         .sum()
 }
 
-/// Whether a partial is called inside an inline partial's body: the only way a
-/// single Handlebars template can recurse, which the engine does without a depth limit.
-fn hbs_inline_calls_partial(elements: &[handlebars::template::TemplateElement], in_inline: bool) -> bool {
-    use handlebars::template::TemplateElement as E;
-    elements.iter().any(|e| match e {
-        E::PartialExpression(_) | E::PartialBlock(_) if in_inline => true,
-        E::PartialBlock(d) | E::DecoratorBlock(d) => {
-            let inline = in_inline || matches!(e, E::DecoratorBlock(_));
-            d.template.as_ref().is_some_and(|t| hbs_inline_calls_partial(&t.elements, inline))
-        }
-        E::HelperBlock(h) => {
-            [&h.template, &h.inverse].into_iter().flatten().any(|t| hbs_inline_calls_partial(&t.elements, in_inline))
-        }
-        _ => false,
-    })
+/// The output cap error; Jinja2 also counts what `{{ }}` writes into captured text.
+fn output_limit(limits: &Limits, jinja: bool) -> Error {
+    let captured = if jinja { " (text written into `set` blocks, macros and `caller()` counts too)" } else { "" };
+    Error::new(
+        ErrorKind::Limit,
+        format!("rendered output exceeds the limit of {} bytes{captured}; is there a runaway loop?", limits.max_output),
+    )
 }
 
-fn output_limit(limits: &Limits) -> Error {
-    Error::new(ErrorKind::Limit, format!("rendered output exceeds the limit of {} bytes", limits.max_output))
+fn steps_limit(limits: &Limits) -> String {
+    format!("the render took more than {} steps (too much work for one render; is there a runaway loop?)", limits.steps)
 }
 
-fn jinja_error(e: &minijinja::Error, body: &str, loc: &BodyLocation) -> Error {
+/// The error for a template nested deeper than the limit.
+fn too_deep(d: &TooDeep, prefix: &str, body: &str, loc: &BodyLocation, limits: &Limits) -> Error {
+    let message = format!(
+        "{prefix}: this {} nests deeper than {} levels (each block, bracket, subexpression, chained operator, \
+         filter, attribute and call counts one); split it into smaller parts",
+        d.what, limits.max_nesting
+    );
+    located(Error::new(ErrorKind::TemplateSyntax, message), body, d.span.clone(), loc)
+}
+
+/// Points `err` at `span` (a byte range of the body) in the file, when the file is known.
+fn located(err: Error, body: &str, span: Range<usize>, loc: &BodyLocation) -> Error {
+    let (line, _) = LineIndex::new(body).line_col(body, span.start.min(body.len()));
+    match loc.locate(body, line, Some(span)) {
+        Some(s) => err.with_span(s),
+        None => err,
+    }
+}
+
+/// Points `err` at a Handlebars (line, column) of the body.
+fn hbs_located(err: Error, body: &str, at: Option<(usize, usize)>, loc: &BodyLocation) -> Error {
+    match at {
+        Some((line, col)) => {
+            let start = LineIndex::new(body).offset(body, line, col);
+            match loc.locate(body, line, Some(start..start)) {
+                Some(s) => err.with_span(s),
+                None => err,
+            }
+        }
+        None => err,
+    }
+}
+
+/// Bytes written by `{{ }}` tags during one render, wherever they went (final text,
+/// `set` blocks, macro bodies, `caller()`): one counter per render, kept in the state.
+struct Written(usize);
+
+/// The output cap, as the error source the formatter returns when it is reached.
+#[derive(Debug)]
+struct OutputCap;
+
+impl fmt::Display for OutputCap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("output limit")
+    }
+}
+
+impl std::error::Error for OutputCap {}
+
+/// A writer that stops after `left` bytes.
+struct Budgeted<'o, 'w> {
+    out: &'o mut Output<'w>,
+    left: usize,
+    used: usize,
+    over: bool,
+}
+
+impl fmt::Write for Budgeted<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if s.len() > self.left - self.used {
+            self.over = true;
+            return Err(fmt::Error);
+        }
+        self.used += s.len();
+        self.out.write_str(s)
+    }
+}
+
+/// Prints a value as Python's `str()` ([`pyrepr::write_str_value`]) and counts the bytes
+/// against the render's output cap, stopping as soon as it is reached (a value may be
+/// far larger than the cap, e.g. a lazily repeated list).
+fn budgeted_format(
+    out: &mut Output<'_>,
+    state: &mut State<'_, '_>,
+    value: &JinjaValue,
+    max_output: usize,
+) -> Result<(), minijinja::Error> {
+    if matches!(value.kind(), ValueKind::Invalid) {
+        return pyrepr::formatter(out, state, value);
+    }
+    let written = &mut state.get_or_insert_extension(Written(0)).0;
+    let left = max_output.saturating_sub(*written);
+    let refused = || {
+        minijinja::Error::new(JinjaErrorKind::InvalidOperation, "the output limit was reached").with_source(OutputCap)
+    };
+    if !may_fit(value, &mut left.clone()) {
+        return Err(refused());
+    }
+    let mut w = Budgeted { out, left, used: 0, over: false };
+    let result = pyrepr::write_str_value(&mut w, value);
+    *written += w.used;
+    match result {
+        Ok(()) => Ok(()),
+        Err(_) if w.over => Err(refused()),
+        Err(e) => Err(minijinja::Error::from(e)),
+    }
+}
+
+/// Whether `value` can print in `left` bytes, as far as counting tells: every item of a
+/// list or map prints at least one byte. Visits at most `left` items, and sizes lazy
+/// sequences by their length without walking them, so that a list repeated a hundred
+/// million times is refused at once (printing would walk every item, even past an error).
+/// Iterating twice is safe: renders hold no one-shot iterators (inputs are JSON, and no
+/// built-in filter or function makes one).
+fn may_fit(value: &JinjaValue, left: &mut usize) -> bool {
+    match value.kind() {
+        ValueKind::String => match value.as_str() {
+            Some(s) if s.len() > *left => false,
+            Some(s) => {
+                *left -= s.len();
+                true
+            }
+            None => true,
+        },
+        ValueKind::Seq | ValueKind::Iterable | ValueKind::Map => {
+            if value.len().is_some_and(|n| n > *left) {
+                return false;
+            }
+            if let Some(pairs) =
+                value.as_object().filter(|_| value.kind() == ValueKind::Map).and_then(|o| o.try_iter_pairs())
+            {
+                for (key, item) in pairs {
+                    if *left == 0 || !may_fit(&key, left) || !may_fit(&item, left) {
+                        return false;
+                    }
+                    *left -= 1;
+                }
+                return true;
+            }
+            let Ok(items) = value.try_iter() else { return true };
+            for item in items {
+                if *left == 0 || !may_fit(&item, left) {
+                    return false;
+                }
+                *left -= 1;
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+fn jinja_error(e: &minijinja::Error, body: &str, loc: &BodyLocation, limits: &Limits) -> Error {
+    let output_cap =
+        std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source()).any(|e| e.is::<OutputCap>());
+    if output_cap {
+        let err = output_limit(limits, true);
+        return match e.line().and_then(|l| loc.locate(body, l, e.range())) {
+            Some(span) => err.with_span(span),
+            None => err,
+        };
+    }
     let kind = match e.kind() {
         JinjaErrorKind::SyntaxError => ErrorKind::TemplateSyntax,
         JinjaErrorKind::OutOfFuel => ErrorKind::Limit,
@@ -285,9 +501,11 @@ fn jinja_error(e: &minijinja::Error, body: &str, loc: &BodyLocation) -> Error {
     let detail = e.detail().map_or_else(|| e.kind().to_string(), str::to_owned);
     let message = match kind {
         ErrorKind::TemplateSyntax => format!("template syntax error: {detail}"),
-        ErrorKind::Limit if e.kind() == JinjaErrorKind::OutOfFuel => {
-            "the template ran out of fuel (too much work for one render; is there a runaway loop?)".to_owned()
-        }
+        ErrorKind::Limit if e.kind() == JinjaErrorKind::OutOfFuel => format!(
+            "the template ran out of fuel: the render took more than {} steps (too much work for one render; is \
+             there a runaway loop?)",
+            limits.steps
+        ),
         ErrorKind::Limit => format!("template recursion limit hit: {detail}"),
         _ => format!("template error: {detail}"),
     };

@@ -11,13 +11,16 @@ pub enum ErrorKind {
     MissingInputs,
     /// The template format or parser is not one this crate renders.
     UnknownEngine,
-    /// The template does not parse.
+    /// The template does not parse, or is refused before it runs: nested deeper than
+    /// [`Limits::max_nesting`](crate::Limits::max_nesting), or (Jinja2) building values that
+    /// could grow without bound.
     TemplateSyntax,
     /// The template failed while rendering (bad filter argument, type error, ...).
     TemplateRender,
     /// An input value tried to create or change a message.
     Injection,
-    /// A limit for untrusted templates was hit (fuel, recursion, output size).
+    /// A limit of the render budget ([`Limits`](crate::Limits)) was hit: steps, output size
+    /// or recursion.
     Limit,
     /// The rendered text cannot be split into messages.
     Parse,

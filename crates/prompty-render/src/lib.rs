@@ -19,9 +19,12 @@
 mod context;
 mod engine;
 mod error;
+mod growth;
+mod hbs;
 mod limits;
 mod marks;
 mod message;
+mod nesting;
 mod parse;
 mod promptflow;
 pub mod pyrepr;
@@ -29,6 +32,7 @@ mod renderer;
 mod roles;
 mod text;
 
+pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
 pub use limits::Limits;
 pub use message::{Message, Part};

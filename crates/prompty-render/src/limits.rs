@@ -1,22 +1,92 @@
-//! Limits for untrusted templates.
+//! The budget of one render, shared by the three template engines.
 
 use std::io;
 
-/// Bounds on one render. Each limit, when hit, is an [`ErrorKind::Limit`](crate::ErrorKind::Limit) error.
+/// Bounds on compiling and rendering an untrusted template, the same for Jinja2, Mustache
+/// and Handlebars. A render that hits `steps`, `max_output` or `recursion` ends with an
+/// [`ErrorKind::Limit`](crate::ErrorKind::Limit) error; a template deeper than
+/// `max_nesting` does not compile ([`ErrorKind::TemplateSyntax`](crate::ErrorKind::TemplateSyntax)).
+///
+/// ```
+/// use prompty_render::Limits;
+///
+/// let limits = Limits::default().with_steps(10_000).with_max_output(1 << 20);
+/// assert_eq!(limits.steps, 10_000);
+/// assert_eq!(limits.max_nesting, Limits::DEFAULT_MAX_NESTING);
+/// ```
+///
+/// `docs/performance.md` explains each default and what a user sees when it is hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
-    /// minijinja fuel: roughly the number of instructions a render may execute. The default,
-    /// one million, is about a thousand times what an 8 KB judge prompt with loops needs.
-    pub fuel: Option<u64>,
-    /// Maximum template recursion depth (macros, includes, partials).
-    pub recursion: usize,
-    /// Maximum size of the rendered text, in bytes.
+    /// Units of work one render may do. Jinja2: minijinja's fuel (one unit per instruction,
+    /// plus one per 64 bytes of text or half-item of list the render builds, writes or
+    /// walks). Mustache: one per template node visited and one per run of a section body.
+    /// Handlebars: one per expression or block body run (each `#each` item counts).
+    pub steps: u64,
+    /// Bytes one render may write, counted wherever they go: the final text, and for
+    /// Jinja2 also every `{{ }}` written into a `{% set %}` block, a macro or a `caller()`
+    /// body even when that text is later thrown away. This is also the bound on the
+    /// memory such text can hold.
     pub max_output: usize,
+    /// How deeply a template may nest, checked before any recursive parser reads it:
+    /// blocks and sections, and in Jinja2 and Handlebars expressions (each chained
+    /// operator, filter, attribute, call and bracket counts one).
+    pub max_nesting: usize,
+    /// How deeply a render may recurse: macro calls and recursive loops (Jinja2),
+    /// partials, parents and blocks (Mustache).
+    pub recursion: usize,
+}
+
+impl Limits {
+    /// The defaults, usable in constants (`Limits::DEFAULT.with_steps(10_000)`).
+    pub const DEFAULT: Limits = Limits {
+        steps: Self::DEFAULT_STEPS,
+        max_output: Self::DEFAULT_MAX_OUTPUT,
+        max_nesting: Self::DEFAULT_MAX_NESTING,
+        recursion: Self::DEFAULT_RECURSION,
+    };
+    /// Default for [`steps`](Self::steps).
+    pub const DEFAULT_STEPS: u64 = 1_000_000;
+    /// Default for [`max_output`](Self::max_output): 32 MiB.
+    pub const DEFAULT_MAX_OUTPUT: usize = 32 * 1024 * 1024;
+    /// Default for [`max_nesting`](Self::max_nesting).
+    pub const DEFAULT_MAX_NESTING: usize = 100;
+    /// Default for [`recursion`](Self::recursion).
+    pub const DEFAULT_RECURSION: usize = 100;
+
+    /// Sets [`steps`](Self::steps).
+    #[must_use]
+    pub const fn with_steps(mut self, steps: u64) -> Self {
+        self.steps = steps;
+        self
+    }
+
+    /// Sets [`max_output`](Self::max_output), in bytes.
+    #[must_use]
+    pub const fn with_max_output(mut self, max_output: usize) -> Self {
+        self.max_output = max_output;
+        self
+    }
+
+    /// Sets [`max_nesting`](Self::max_nesting).
+    #[must_use]
+    pub const fn with_max_nesting(mut self, max_nesting: usize) -> Self {
+        self.max_nesting = max_nesting;
+        self
+    }
+
+    /// Sets [`recursion`](Self::recursion).
+    #[must_use]
+    pub const fn with_recursion(mut self, recursion: usize) -> Self {
+        self.recursion = recursion;
+        self
+    }
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { fuel: Some(1_000_000), recursion: 100, max_output: 32 * 1024 * 1024 }
+        Self::DEFAULT
     }
 }
 

@@ -215,7 +215,7 @@ impl Renderer {
         };
         let engine = self.plain_engine()?;
         let body = self.prompt.instructions.as_deref().unwrap_or("");
-        let (text, exprs) = engine.render_with_spans(&ctx, body, &self.location)?;
+        let (text, exprs) = engine.render_with_spans(&ctx, &self.limits, body, &self.location)?;
         let mut segments: Vec<Segment> = Vec::new();
         let mut pos = 0;
         let push_literal = |segments: &mut Vec<Segment>, s: &str| {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 const HANG_GUARD: Duration = Duration::from_secs(10);
 
 /// Small fuel so that runaway templates stop fast in debug builds.
-const TEST_LIMITS: Limits = Limits { fuel: Some(2_000_000), recursion: 100, max_output: 32 * 1024 * 1024 };
+const TEST_LIMITS: Limits = Limits::DEFAULT.with_steps(2_000_000);
 
 fn renderer(front_matter: &str, format: &str, body: &str, limits: Limits) -> Result<Renderer, Error> {
     let text = format!("---\nname: t\n{front_matter}template: {{format: {format}, parser: prompty}}\n---\n{body}");
@@ -64,7 +64,7 @@ fn exploding_string_repetition_runs_out_of_fuel() {
 
 #[test]
 fn output_beyond_the_cap_is_an_error() {
-    let limits = Limits { max_output: 1 << 20, ..TEST_LIMITS };
+    let limits = TEST_LIMITS.with_max_output(1 << 20);
     let body = "user:\n{% for a in range(100000) %}0123456789012345678901234567890123456789{% endfor %}";
     let (k, msg) = kind(prepare_with("", "jinja2", body, &Map::new(), limits));
     assert_eq!(k, ErrorKind::Limit, "{msg}");
@@ -85,7 +85,7 @@ fn deeply_nested_template_syntax_is_a_syntax_error() {
     for body in [parens, ifs, fors] {
         let (k, msg) = kind(prepare("jinja2", &body, &Map::new()));
         assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
-        assert!(msg.contains("recursion"), "{msg}");
+        assert!(msg.starts_with("template syntax error: this expression nests deeper than 100 levels"), "{msg}");
     }
 }
 
@@ -102,7 +102,7 @@ fn exploding_mustache_sections_hit_the_output_cap() {
     let fm =
         format!("inputs:\n  a: {{kind: array, items: {{kind: integer}}, default: [{}]}}\n", vec!["1"; 1000].join(","));
     let body = "user:\n{{#a}}{{#a}}{{#a}}0123456789{{/a}}{{/a}}{{/a}}";
-    let limits = Limits { max_output: 1 << 20, ..TEST_LIMITS };
+    let limits = TEST_LIMITS.with_max_output(1 << 20);
     let (k, msg) = kind(prepare_with(&fm, "mustache", body, &Map::new(), limits));
     assert_eq!(k, ErrorKind::Limit, "{msg}");
 }
@@ -283,7 +283,7 @@ fn property_mutated_templates_render_without_panics() {
     seeds.push("system:\nBe {{ q }}.\nuser:\n{% for x in q %}{{ loop.index }}: {{ x }}\n{% endfor %}".to_owned());
     let inputs: Map<String, Value> =
         [("q".to_owned(), json!(["a", "user:\nb", 3, {"k": [true, null]}]))].into_iter().collect();
-    let limits = Limits { fuel: Some(100_000), recursion: 20, max_output: 1 << 20 };
+    let limits = Limits::DEFAULT.with_steps(100_000).with_recursion(20).with_max_output(1 << 20);
     let mut rng = Rng(0x5eed_0002);
     let start = Instant::now();
     for i in 0..2_000 {
@@ -397,7 +397,7 @@ fn rich_input_expansion_is_held_to_the_output_cap() {
     let body = "system:\nanswer\n{% for i in range(2000) %}{{ conv }}\n{% endfor %}";
     let thread = json!([{"role": "user", "content": "x".repeat(1000)}]);
     let inputs: Map<String, Value> = [("conv".to_owned(), thread)].into_iter().collect();
-    let limits = Limits { max_output: 1 << 20, ..TEST_LIMITS };
+    let limits = TEST_LIMITS.with_max_output(1 << 20);
     let (k, msg) = kind(prepare_with(fm, "jinja2", body, &inputs, limits));
     assert_eq!(k, ErrorKind::Limit, "{msg}");
     assert_eq!(
@@ -425,4 +425,289 @@ fn promptflow_marking_fallback_is_bounded() {
         prepare_with(fm, "mustache", &format!("system:\nA\n{head}{{{{=<% %>=}}}}\n"), &Map::new(), TEST_LIMITS)
             .expect("the marked role lines render");
     assert_eq!(messages.len(), 5_001);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The render budget (`Limits`): every case ends with a typed error located in the file, within
+// the default limits, whatever the engine.
+// ---------------------------------------------------------------------------------------------
+
+/// Compiles and prepares with the default limits and the file text known; the error's kind,
+/// message and 1-based (line, column) in the file.
+fn outcome(front_matter: &str, format: &str, body: &str) -> (ErrorKind, String, Option<(usize, usize)>) {
+    let text = format!("---\nname: t\n{front_matter}template: {{format: {format}, parser: prompty}}\n---\n{body}");
+    let loaded = load_str(&text, &MapHost::new(), &LoadOptions::default());
+    let prompt = loaded.prompt.unwrap_or_else(|| panic!("loads: {:?}", loaded.diagnostics));
+    let start = Instant::now();
+    let options = RenderOptions { source: Some(text.clone().into()), ..RenderOptions::default() };
+    let result = Renderer::with_options(prompt, options).and_then(|r| r.prepare(&Map::new()));
+    assert!(start.elapsed() < HANG_GUARD, "took {:?}", start.elapsed());
+    let e = result.expect_err("an error");
+    let at = e.span().map(|s| prompty_syntax::LineIndex::new(&text).line_col(&text, s.start));
+    (e.kind(), e.to_string(), at)
+}
+
+fn integers(name: &str, n: usize) -> String {
+    format!("inputs:\n  {name}: {{kind: array, items: {{kind: integer}}, default: [{}]}}\n", vec!["1"; n].join(","))
+}
+
+const TOO_DEEP: &str = "nests deeper than 100 levels (each block, bracket, subexpression, chained operator, filter, \
+                        attribute and call counts one); split it into smaller parts";
+
+#[test]
+fn mustache_sections_nested_four_deep_over_1000_items_stop() {
+    let body = "user:\n{{#a}}{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}{{/a}}";
+    let (k, msg, at) = outcome(&integers("a", 1000), "mustache", body);
+    assert_eq!(k, ErrorKind::Limit, "{msg}");
+    assert_eq!(
+        msg,
+        "Mustache render error: step limit exceeded: rendering took more than 1000000 steps (template nodes \
+         visited and section bodies run)"
+    );
+    // The innermost section, whose empty body ran once too often.
+    assert_eq!(at, Some((8, 19)));
+}
+
+#[test]
+fn handlebars_each_nested_four_deep_over_100_items_stops() {
+    let body =
+        "user:\n{{#each a}}{{#each ../a}}{{#each ../../a}}{{#each ../../../a}}{{/each}}{{/each}}{{/each}}{{/each}}";
+    let (k, msg, at) = outcome(&integers("a", 100), "handlebars", body);
+    assert_eq!(k, ErrorKind::Limit, "{msg}");
+    assert_eq!(msg, "the render took more than 1000000 steps (too much work for one render; is there a runaway loop?)");
+    // The innermost `#each`, whose empty body ran once too often.
+    assert_eq!(at, Some((8, 43)));
+}
+
+#[test]
+fn handlebars_each_three_deep_over_300_items_stops_at_the_output_cap() {
+    // 27 million items of 60 bytes: 1.6 GB before the cap, were the text built first.
+    let body = format!(
+        "user:\n{{{{#each a}}}}{{{{#each ../a}}}}{{{{#each ../../a}}}}{}{{{{/each}}}}{{{{/each}}}}{{{{/each}}}}",
+        "x".repeat(60)
+    );
+    let (k, msg, at) = outcome(&integers("a", 300), "handlebars", &body);
+    assert_eq!(k, ErrorKind::Limit, "{msg}");
+    assert_eq!(msg, "rendered output exceeds the limit of 33554432 bytes; is there a runaway loop?");
+    assert_eq!(at, Some((8, 43)));
+}
+
+#[test]
+fn handlebars_twenty_thousand_nested_ifs_are_a_diagnostic() {
+    for n in [10_000, 20_000] {
+        let body = format!("user:\n{}x{}", "{{#if true}}".repeat(n), "{{/if}}".repeat(n));
+        let (k, msg, at) = outcome("", "handlebars", &body);
+        assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
+        assert_eq!(msg, format!("Handlebars syntax error: this block {TOO_DEEP}"));
+        // The 101st `{{#if true}}`.
+        assert_eq!(at, Some((6, 1201)));
+    }
+}
+
+#[test]
+fn handlebars_ten_thousand_nested_concat_subexpressions_are_a_diagnostic() {
+    let body = format!("user:\n{{{{ {}1{} }}}}", "(concat ".repeat(10_000), ")".repeat(10_000));
+    let (k, msg, at) = outcome("", "handlebars", &body);
+    assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
+    assert_eq!(msg, format!("Handlebars syntax error: this expression {TOO_DEEP}"));
+    assert_eq!(at, Some((6, 1)));
+}
+
+#[test]
+fn handlebars_ten_thousand_nested_ifs_are_a_diagnostic() {
+    let body = format!("user:\n{}x{}", "{{#if a}}{{else if b}}".repeat(10_000), "{{/if}}".repeat(10_000));
+    let (k, msg, at) = outcome("", "handlebars", &body);
+    assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
+    assert_eq!(msg, format!("Handlebars syntax error: this block {TOO_DEEP}"));
+    // Each `{{else if}}` nests one more level: the 51st `{{#if a}}` crosses 100.
+    assert_eq!(at, Some((6, 1 + 50 * 22)));
+}
+
+/// Jinja expressions 30,000 to 200,000 levels deep, each of which overflowed the stack in
+/// minijinja's parser or code generator (in `render`, `compile` and `check` alike).
+#[test]
+fn jinja_deep_expressions_are_a_diagnostic() {
+    let cases = [
+        ("jinja_thirty_thousand_nots_is_a_diagnostic", format!("{{{{ {}1 }}}}", "not ".repeat(30_000)), 3 + 99 * 4),
+        ("jinja_thirty_thousand_minus_signs_are_a_diagnostic", format!("{{{{ {}1 }}}}", "-".repeat(30_000)), 3 + 99),
+        (
+            "jinja_thirty_thousand_concatenations_are_a_diagnostic",
+            format!("{{{{ {} }}}}", vec!["q"; 30_000].join(" ~ ")),
+            3 + 99 * 4 + 2,
+        ),
+        // Each call counts one, and its `(` one more while it is open: the 99th `(` crosses.
+        ("jinja_thirty_thousand_calls_are_a_diagnostic", format!("{{{{ q{} }}}}", "()".repeat(30_000)), 4 + 98 * 2),
+        (
+            "jinja_hundred_thousand_filters_are_a_diagnostic",
+            format!("{{{{ q{} }}}}", "|upper".repeat(100_000)),
+            4 + 99 * 6,
+        ),
+        (
+            "jinja_two_hundred_thousand_attributes_are_a_diagnostic",
+            format!("{{{{ q{} }}}}", ".a".repeat(200_000)),
+            4 + 99 * 2,
+        ),
+    ];
+    for (name, expr, offset) in cases {
+        let (k, msg, at) = outcome("", "jinja2", &format!("user:\n{expr}"));
+        assert_eq!(k, ErrorKind::TemplateSyntax, "{name}: {msg}");
+        assert_eq!(msg, format!("template syntax error: this expression {TOO_DEEP}"), "{name}");
+        assert_eq!(at, Some((6, offset + 1)), "{name}");
+    }
+}
+
+#[test]
+fn jinja_list_doubling_in_a_namespace_is_refused() {
+    let body = "user:\n{% set ns = namespace(x=[1]) %}{% for i in range(40) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x|length }}";
+    let (k, msg, at) = outcome("", "jinja2", body);
+    assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
+    assert!(msg.starts_with("template refused: this value combines two values the template built itself"), "{msg}");
+    assert_eq!(at, Some((6, 70)));
+}
+
+#[test]
+fn jinja_values_that_grow_without_bound_are_refused() {
+    for body in [
+        // Doubling through forty `set` lines, with no namespace.
+        format!("{{% set a = [q] %}}{}{{{{ a|tojson }}}}", "{% set a = [a, a] %}".repeat(40)),
+        // Nesting one level per iteration: serializing 100,000 levels overflowed the stack.
+        "{% set ns = namespace(x=1) %}{% for i in range(99999) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|tojson }}"
+            .to_owned(),
+        // A macro passing a doubled value to itself.
+        "{% macro f(x, n) %}{{ f(x + x, n - 1) if n else x|length }}{% endmacro %}{{ f([1], 40) }}".to_owned(),
+    ] {
+        let (k, msg, _) = outcome("", "jinja2", &format!("user:\n{body}"));
+        assert_eq!(k, ErrorKind::TemplateSyntax, "{body}: {msg}");
+        assert!(msg.starts_with("template refused: this value combines"), "{msg}");
+    }
+}
+
+#[test]
+fn jinja_namespace_stored_in_itself_is_refused() {
+    // `{{ ns|tojson }}` on such a namespace overflowed the stack.
+    let body = "user:\n{% set ns = namespace() %}{% set ns.x = ns %}{{ ns|tojson }}";
+    let (k, msg, at) = outcome("", "jinja2", body);
+    assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
+    assert_eq!(
+        msg,
+        "template refused: a namespace is used here as a value; namespaces can only be read and assigned through \
+         their attributes (`ns.attr`), since a namespace stored in itself never ends"
+    );
+    assert_eq!(at, Some((6, 41)));
+}
+
+#[test]
+fn jinja_output_cap_counts_captured_and_discarded_text() {
+    let limits = TEST_LIMITS.with_max_output(1 << 20);
+    let loops = "{% for i in range(2000) %}{% for j in range(100) %}{{ q }}{% endfor %}{% endfor %}";
+    let fm = "inputs:\n  q: {kind: string, default: '0123456789'}\n";
+    for body in [
+        // Captured by `set` and never printed.
+        format!("{{% set x %}}{loops}{{% endset %}}done"),
+        // Captured by a macro whose result is thrown away.
+        format!("{{% macro m() %}}{loops}{{% endmacro %}}{{% set _ = m() %}}done"),
+        // Captured by `caller()` inside a call block.
+        format!("{{% macro m() %}}{{{{ caller()|length }}}}{{% endmacro %}}{{% call m() %}}{loops}{{% endcall %}}"),
+    ] {
+        let (k, msg) = kind(prepare_with(fm, "jinja2", &format!("user:\n{body}"), &Map::new(), limits));
+        assert_eq!(k, ErrorKind::Limit, "{body}: {msg}");
+        assert_eq!(
+            msg,
+            "rendered output exceeds the limit of 1048576 bytes (text written into `set` blocks, macros and \
+             `caller()` counts too); is there a runaway loop?"
+        );
+    }
+    // Below the cap the same templates render.
+    let small = loops.replace("2000", "2");
+    let body = format!("user:\n{{% set x %}}{small}{{% endset %}}{{{{ x|length }}}}");
+    let messages = prepare_with(fm, "jinja2", &body, &Map::new(), limits).expect("renders");
+    assert_eq!(messages[0].text_content(), "2000");
+}
+
+#[test]
+fn jinja_printing_a_huge_lazy_list_stops_at_the_output_cap() {
+    // A list repeated 100 million times is one lazy value; printing it stops at the cap
+    // instead of building the whole text first.
+    let limits = TEST_LIMITS.with_max_output(1 << 20);
+    for body in ["{{ ['x'] * 100000000 }}", "{% set s %}{{ ['x'] * 100000000 }}{% endset %}"] {
+        let (k, msg) = kind(prepare_with("", "jinja2", &format!("user:\n{body}"), &Map::new(), limits));
+        assert_eq!(k, ErrorKind::Limit, "{body}: {msg}");
+        assert!(msg.starts_with("rendered output exceeds the limit of 1048576 bytes"), "{msg}");
+    }
+}
+
+#[test]
+fn handlebars_partial_block_with_a_thrown_away_body_is_refused() {
+    for body in [
+        "user:\n{{#*inline \"p\"}}hi{{/inline}}{{#> p}}{{#each a}}{{#each ../a}}x{{/each}}{{/each}}{{/p}}",
+        "user:\n{{#> (lookup this \"name\")}}body{{/}}",
+    ] {
+        let (k, msg, _) = outcome("", "handlebars", body);
+        assert_eq!(k, ErrorKind::TemplateSyntax, "{body}: {msg}");
+        assert!(msg.starts_with("Handlebars syntax error: the body of this partial block would be rendered"), "{msg}");
+    }
+    // A partial block whose partial does not exist renders its body, counted as usual.
+    let messages = prepare(
+        "handlebars",
+        "user:\n{{#> missing}}fallback {{x}}{{/missing}}",
+        &[("x".to_owned(), json!(1))].into_iter().collect(),
+    )
+    .expect("renders");
+    assert_eq!(messages[0].text_content(), "fallback 1");
+}
+
+#[test]
+fn each_engine_counts_steps_and_stops_at_the_same_budget() {
+    let limits = Limits::DEFAULT.with_steps(1_000);
+    let fm = integers("a", 5_000);
+    for (format, body) in [
+        ("jinja2", "user:\n{% for x in a %}{% endfor %}"),
+        ("mustache", "user:\n{{#a}}{{/a}}"),
+        ("handlebars", "user:\n{{#each a}}{{/each}}"),
+    ] {
+        let (k, msg) = kind(prepare_with(&fm, format, body, &Map::new(), limits));
+        assert_eq!(k, ErrorKind::Limit, "{format}: {msg}");
+        assert!(msg.contains("more than 1000 steps"), "{format}: {msg}");
+        // 100 items fit in the same budget.
+        let fm = integers("a", 100);
+        prepare_with(&fm, format, body, &Map::new(), limits).unwrap_or_else(|e| panic!("{format}: {e}"));
+    }
+}
+
+#[test]
+fn templates_at_the_nesting_limit_compile_and_render_on_a_small_stack() {
+    // The deepest templates the limit lets through must not overflow a 2 MiB thread in a
+    // debug build: block statements and expressions together, for each engine.
+    let jinja =
+        format!("user:\n{}{{{{ q{} }}}}{}", "{% if true %}".repeat(50), "()".repeat(48), "{% endif %}".repeat(50));
+    let jinja_filters = format!("user:\n{{{{ q{} }}}}", "|string".repeat(99));
+    let hbs = format!(
+        "user:\n{}{{{{ {}1{} }}}}{}",
+        "{{#if true}}".repeat(50),
+        "(concat ".repeat(49),
+        ")".repeat(49),
+        "{{/if}}".repeat(50)
+    );
+    let mustache = format!("user:\n{}x{}", "{{#a}}".repeat(100), "{{/a}}".repeat(100));
+    let fm = "inputs:\n  q: {kind: string, default: hi}\n  a: {kind: boolean, default: true}\n";
+    let outcomes = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            [("jinja2", jinja), ("jinja2", jinja_filters), ("handlebars", hbs), ("mustache", mustache)]
+                .into_iter()
+                .map(|(format, body)| {
+                    renderer(fm, format, &body, Limits::default()).and_then(|r| r.prepare(&Map::new())).map(|m| m.len())
+                })
+                .collect::<Vec<_>>()
+        })
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow");
+    // The Jinja call chain calls a string (an error at render time, not an abort); the
+    // others render one message.
+    let [calls, filters, hbs, mustache] = outcomes.try_into().expect("four outcomes");
+    assert_eq!(calls.map_err(|e| e.kind()), Err(ErrorKind::TemplateRender));
+    assert_eq!(filters.expect("filters render"), 1);
+    assert_eq!(hbs.map_err(|e| e.kind()), Err(ErrorKind::TemplateRender), "concat is not a helper");
+    assert_eq!(mustache.expect("sections render"), 1);
 }

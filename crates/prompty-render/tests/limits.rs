@@ -14,7 +14,7 @@ fn render_with(body: &str, format: &str, limits: Limits) -> Result<String, promp
 #[test]
 fn exploding_loops_run_out_of_fuel() {
     let body = "{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(1000) %}x{% endfor %}{% endfor %}{% endfor %}";
-    let e = render_with(body, "jinja2", Limits { fuel: Some(100_000), ..Limits::default() }).expect_err("fuel");
+    let e = render_with(body, "jinja2", Limits::default().with_steps(100_000)).expect_err("fuel");
     assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
     assert!(e.to_string().contains("fuel"), "{e}");
 }
@@ -22,7 +22,7 @@ fn exploding_loops_run_out_of_fuel() {
 #[test]
 fn output_is_capped() {
     let body = "{% for a in range(100000) %}0123456789{% endfor %}";
-    let e = render_with(body, "jinja2", Limits { max_output: 10_000, ..Limits::default() }).expect_err("cap");
+    let e = render_with(body, "jinja2", Limits::default().with_max_output(10_000)).expect_err("cap");
     assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
     assert!(e.to_string().contains("10000 bytes"), "{e}");
 }
@@ -44,7 +44,7 @@ fn mustache_output_is_capped() {
     let prompt = load_str(&text, &MapHost::new(), &LoadOptions::default()).prompt.expect("loads");
     let r = Renderer::with_options(
         prompt,
-        RenderOptions { limits: Limits { max_output: 1000, ..Limits::default() }, ..Default::default() },
+        RenderOptions { limits: Limits::default().with_max_output(1000), ..Default::default() },
     )
     .expect("compiles");
     let e = r.render_text(&Map::new()).expect_err("cap");
