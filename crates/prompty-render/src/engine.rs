@@ -12,7 +12,7 @@ use prompty_syntax::{LineIndex, Profile};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::limits::{CappedWriter, Limits};
-use crate::pyrepr;
+use crate::{jinja_compat, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -87,6 +87,8 @@ impl Engine {
                 env.set_formatter(pyrepr::formatter);
                 env.set_fuel(limits.fuel);
                 env.set_recursion_limit(limits.recursion);
+                jinja_compat::install(&mut env);
+                let source = jinja_compat::normalize_newlines(source);
                 let body = source.clone();
                 env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc))?;
                 Ok(Engine::Jinja(Box::new(env)))

@@ -18,6 +18,7 @@
 mod context;
 mod engine;
 mod error;
+mod jinja_compat;
 mod limits;
 mod message;
 mod parse;
