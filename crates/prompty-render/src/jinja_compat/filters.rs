@@ -187,6 +187,7 @@ fn join(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     if let Some(attr) = attribute.filter(|a| !a.is_none()) {
         items = items.iter().map(|item| attr_get(state, item, &attr)).collect::<Result<_, _>>()?;
     }
+    charge(state, items.len())?;
     let parts: Vec<String> = items.iter().map(py::str_of).collect();
     Ok(Value::from(parts.join(&sep)))
 }
@@ -862,6 +863,11 @@ fn default(v: Value, a: Args) -> Result<Value, Error> {
     Ok(v)
 }
 
+/// Fuel for work proportional to `n` items.
+fn charge(state: &State<'_, '_>, n: usize) -> Result<(), Error> {
+    state.consume_fuel(u64::try_from(n).unwrap_or(u64::MAX))
+}
+
 /// Jinja2's `make_attrgetter`: `a.b.0` walks items (an all-digit part is an index);
 /// a missing part is undefined.
 fn attr_get(_state: &State<'_, '_>, item: &Value, attribute: &Value) -> Result<Value, Error> {
@@ -894,6 +900,7 @@ fn keys_of(
     attribute: Option<&Value>,
     case_sensitive: bool,
 ) -> Result<Vec<Vec<Value>>, Error> {
+    charge(state, items.len() / 2)?;
     items
         .iter()
         .map(|item| match attribute {
@@ -925,7 +932,9 @@ fn cmp_keys(a: &[Value], b: &[Value]) -> Result<Ordering, Error> {
 
 /// A stable sort by Python ordering; a comparison Python refuses is an error.
 fn sorted(state: &State<'_, '_>, items: Vec<Value>, keys: Vec<Vec<Value>>, reverse: bool) -> Result<Vec<Value>, Error> {
-    let _ = state;
+    // n log n comparisons
+    let n = items.len();
+    charge(state, n.saturating_mul(usize::BITS as usize - n.leading_zeros() as usize))?;
     let mut pairs: Vec<(Vec<Value>, Value)> = keys.into_iter().zip(items).collect();
     let mut failure = None;
     // Check every adjacent comparison the merge would need by validating first.
@@ -960,16 +969,6 @@ fn sort(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     Ok(Value::from(sorted(state, items, keys, reverse.is_some_and(|r| r.is_true()))?))
 }
 
-fn hashable(v: &Value) -> Result<(), Error> {
-    match v.kind() {
-        ValueKind::Map => Err(error("unhashable type: 'dict'")),
-        ValueKind::Seq if !v.is_tuple() => Err(error("unhashable type: 'list'")),
-        ValueKind::Seq => py::iterate(v)?.iter().try_for_each(hashable),
-        ValueKind::Undefined => Err(error("UndefinedError: an undefined value is not hashable")),
-        _ => Ok(()),
-    }
-}
-
 fn unique(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let [case_sensitive, attribute] = bind("unique", &a.into_values(), ["case_sensitive", "attribute"])?;
     let items = py::iterate(&v)?;
@@ -979,13 +978,11 @@ fn unique(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
         attribute.as_ref().filter(|a| !a.is_none()),
         case_sensitive.is_some_and(|c| c.is_true()),
     )?;
-    let mut seen: Vec<Value> = Vec::new();
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
     let mut out = Vec::new();
     for (item, key) in items.into_iter().zip(keys) {
-        let key = key.into_iter().next().unwrap_or_default();
-        hashable(&key)?;
-        if !seen.iter().any(|s| py::eq(s, &key)) {
-            seen.push(key);
+        let key = py::hash_key(&key.into_iter().next().unwrap_or_default())?;
+        if seen.insert(key) {
             out.push(item);
         }
     }
@@ -1024,6 +1021,7 @@ fn sum(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     if let Some(attr) = attribute.filter(|a| !a.is_none()) {
         items = items.iter().map(|item| attr_get(state, item, &attr)).collect::<Result<_, _>>()?;
     }
+    charge(state, items.len())?;
     let mut acc = start.unwrap_or_else(|| Value::from(0));
     for item in items {
         acc = py_add(&acc, &item)?;

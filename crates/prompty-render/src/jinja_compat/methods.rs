@@ -434,7 +434,13 @@ fn map_method(value: &Value, name: &str, args: &[Value]) -> Result<Value, Error>
         "get" => {
             let [key, default] = bind(name, args, ["key", "default"])?;
             let key = key.ok_or_else(|| error("get expected at least 1 argument, got 0"))?;
-            let found = py::iterate(value)?.into_iter().find(|k| py::eq(k, &key));
+            let direct = value.get_item(&key)?;
+            if !direct.is_undefined() {
+                return Ok(direct);
+            }
+            // `1`, `1.0` and `True` are the same key in Python.
+            let found =
+                if py::is_number(&key) { py::iterate(value)?.into_iter().find(|k| py::eq(k, &key)) } else { None };
             match found {
                 Some(k) => value.get_item(&k),
                 None => Ok(default.unwrap_or(Value::from(()))),

@@ -199,6 +199,40 @@ pub(crate) fn cmp(a: &Value, b: &Value) -> Result<Ordering, Error> {
     }
 }
 
+/// A value as a Python dict/set key: equal keys for values Python considers equal
+/// (`1`, `1.0` and `True`); lists, dicts and dict views are unhashable (`TypeError`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum HashKey {
+    Undefined,
+    None,
+    Int(i128),
+    Float(u64),
+    Str(String),
+    Bytes(Vec<u8>),
+    Tuple(Vec<HashKey>),
+}
+
+/// The [`HashKey`] of a value.
+pub(crate) fn hash_key(v: &Value) -> Result<HashKey, Error> {
+    if let Some(i) = as_int(v) {
+        return Ok(HashKey::Int(i));
+    }
+    Ok(match v.kind() {
+        ValueKind::Undefined => HashKey::Undefined,
+        ValueKind::None => HashKey::None,
+        ValueKind::Number => match as_float(v) {
+            Some(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 1.7e38 => HashKey::Int(x as i128),
+            Some(x) => HashKey::Float(x.to_bits()),
+            // Integers above i128 (u128).
+            None => HashKey::Str(str_of(v)),
+        },
+        ValueKind::String => HashKey::Str(v.as_str().unwrap_or_default().to_owned()),
+        ValueKind::Bytes => HashKey::Bytes(v.as_bytes().unwrap_or_default().to_vec()),
+        ValueKind::Seq if v.is_tuple() => HashKey::Tuple(iterate(v)?.iter().map(hash_key).collect::<Result<_, _>>()?),
+        _ => return Err(error(format!("unhashable type: '{}'", type_name(v)))),
+    })
+}
+
 /// Positional arguments and keyword arguments of a call, as minijinja passes them (the
 /// keyword arguments, when given, are a trailing kwargs value).
 pub(crate) fn split_args(args: &[Value]) -> (&[Value], Option<Kwargs>) {
