@@ -74,7 +74,7 @@ impl Engine {
     ) -> Result<Engine, Error> {
         match format {
             "jinja2" | "jinja" | "nunjucks" => {
-                let mut env = Environment::new();
+                let mut env = jinja_compat::environment();
                 let syntax = SyntaxConfig::builder()
                     .keep_trailing_newline(true)
                     .trim_blocks(profile == Profile::Promptflow)
@@ -87,7 +87,6 @@ impl Engine {
                 env.set_formatter(pyrepr::formatter);
                 env.set_fuel(limits.fuel);
                 env.set_recursion_limit(limits.recursion);
-                jinja_compat::install(&mut env);
                 let source = jinja_compat::normalize_newlines(source);
                 let body = source.clone();
                 env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc))?;

@@ -1028,6 +1028,10 @@ mod tests {
             ("{{ ['a'|safe] }}", "[Markup('a')]"),
             ("{{ missing }}", ""),
             ("{{ [missing] }}", "[Undefined]"),
+            // minijinja slices and concatenates lists lazily; Python has lists.
+            ("{{ [1, 'a\u{200b}', 2][1:] }}", "['a\\u200b', 2]"),
+            ("{{ [1] + [2.5] }}", "[1, 2.5]"),
+            ("{{ ([1] * 2, 1e21) }}", "([1, 1], 1e+21)"),
         ];
         for &(template, want) in cases {
             assert_eq!(render(template), want, "template {template:?}");

@@ -22,14 +22,26 @@ mod printf;
 mod py;
 mod strformat;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use minijinja::value::{Object, Rest, Value};
 use minijinja::{Environment, Error, ErrorKind, State};
 
+/// A new environment with the Jinja2 semantics installed. Built once; every call clones it,
+/// which is cheap (the filter, test and global tables are shared until changed).
+pub(crate) fn environment() -> Environment<'static> {
+    static BASE: OnceLock<Environment<'static>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let mut env = Environment::new();
+        install(&mut env);
+        env
+    })
+    .clone()
+}
+
 /// Installs the Jinja2 semantics on `env`.
-pub(crate) fn install(env: &mut Environment<'_>) {
+fn install(env: &mut Environment<'_>) {
     filters::install(env);
     predicates::install(env);
     env.set_unknown_method_callback(methods::call);
