@@ -29,6 +29,7 @@ mod roles;
 mod text;
 
 pub use error::{Error, ErrorKind};
+pub use jinja_compat::has_filter as has_jinja_filter;
 pub use limits::Limits;
 pub use message::{Message, Part};
 pub use parse::split_messages;

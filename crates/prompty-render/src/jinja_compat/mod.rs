@@ -55,6 +55,21 @@ fn install(env: &mut Environment<'_>) {
     });
 }
 
+/// Whether the renderer's Jinja environment has a filter named `name`.
+pub fn has_filter(name: &str) -> bool {
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return false;
+    }
+    // The engine answers: applying an unknown filter fails with `UnknownFilter`; a known one
+    // may fail for the argument, which still means it exists.
+    match environment().render_str(&format!("{{{{ 1 | {name} }}}}"), ()) {
+        Ok(_) => true,
+        Err(e) => e.kind() != ErrorKind::UnknownFilter,
+    }
+}
+
 /// Jinja2's lexer turns `\r\n` and `\r` in the template into `\n` (its `newline_sequence`),
 /// in text, raw blocks and string literals alike.
 pub(crate) fn normalize_newlines(source: String) -> String {
