@@ -95,6 +95,7 @@ pub(crate) fn install(env: &mut Environment<'_>) {
         pprint(&v).map(Value::from)
     });
     env.add_filter("random", random);
+    env.add_filter("attr", attr);
     env.add_filter("batch", batch);
     env.add_filter("slice", slice);
 }
@@ -1154,6 +1155,27 @@ fn slice(v: Value, a: Args) -> Result<Value, Error> {
         out.push(Value::from(tmp));
     }
     Ok(Value::from(out))
+}
+
+/// Jinja2's `attr`: an attribute only, never an item. Dicts, lists, strings and numbers have
+/// no attributes a template can read (their attributes are methods); objects such as the loop
+/// do.
+fn attr(v: Value, a: Args) -> Result<Value, Error> {
+    let [name] = bind("attr", &a.into_values(), ["name"])?;
+    let name = name.ok_or_else(|| error("do_attr() missing 1 required positional argument: 'name'"))?;
+    if v.is_undefined() {
+        return Err(error("UndefinedError: attribute of an undefined value"));
+    }
+    let Some(name) = name.as_str() else {
+        return Err(error("attribute name must be string"));
+    };
+    let is_dict = v.downcast_object_ref::<indexmap::IndexMap<Value, Value>>().is_some();
+    match v.kind() {
+        ValueKind::Plain if !py::is_dict_view(&v) => Ok(v.get_attr(name).unwrap_or_default()),
+        // Engine objects (the loop, a namespace) expose attributes; dicts do not.
+        ValueKind::Map if !is_dict => Ok(v.get_attr(name).unwrap_or_default()),
+        _ => Ok(Value::UNDEFINED),
+    }
 }
 
 fn random(v: Value, a: Args) -> Result<Value, Error> {

@@ -400,7 +400,7 @@ OBJS_FILTERS = [
     "map(attribute='missing', default='?')|list", "map(attribute='tags')|list", "min(attribute='age')",
     "max(attribute='age')|tojson", "unique(attribute='active')|list|length", "join(', ', attribute='name')",
     "length", "first", "tojson", "selectattr('nickname', 'none')|list|length", "map(attribute='score')|list",
-    "dictsort", "first|dictsort", "first|items|list", "last|tojson",
+    "dictsort", "first|dictsort", "first|items|list", "last|tojson", "first|attr('name')",
 ]
 DICT_FILTERS = [
     "length", "dictsort", "dictsort(reverse=true)", "dictsort(by='value')", "dictsort(true)", "items|list",
@@ -955,6 +955,9 @@ FOCUS = [("pct", t_pct, 12), ("strloop", t_strloop, 8), ("float", t_float, 12), 
          ("if", t_if, 6), ("set", t_set, 5), ("ws", t_ws, 8)]
 
 
+MESSAGES = [{"role": "system", "content": "Be \"nice\""},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image", "url": "u"}]}]
+
 # Hand-written cases for the constructs the fidelity issue names, rendered like the random ones:
 # the `%` operator, loops over strings, floats on every printing path.
 FOCUSED = [
@@ -995,6 +998,18 @@ FOCUSED = [
      {"xs": [1e21, 1e-05, 2.5, -0.0]}),
     ("float-fixed", "{{ x|round(2) }} {{ x|int }} {{ x|abs }} {{ '%s' % x }} {{ '{}'.format(x) }} {{ x|pprint }}",
      {"x": -1.5e-07}),
+    # patterns of real prompt templates
+    ("prompt-fixed", "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", {"messages": MESSAGES}),
+    ("prompt-fixed", "{%- set ns = namespace(found=false) -%}{%- for m in messages -%}{%- if m.role == 'user' -%}"
+                     "{%- set ns.found = true -%}{%- endif -%}{%- endfor -%}{{ ns.found }}", {"messages": MESSAGES}),
+    ("prompt-fixed", "{{ messages|tojson }}|{{ messages[1].content|selectattr('type', 'equalto', 'text')"
+                     "|map(attribute='text')|join }}|{{ messages|last|attr('role') }}", {"messages": MESSAGES}),
+    ("prompt-fixed", "{% for m in messages %}{{ loop|attr('index') }}{{ m|attr('role') }}{% endfor %}",
+     {"messages": MESSAGES}),
+    ("prompt-fixed", "Score: {{ '%.2f'|format(score) }} / {{ '{:.1%}'.format(score) }} / {{ (score * 100)|round|int }}%"
+                     " -> {{ 'pass' if score >= threshold else 'fail' }}", {"score": 0.8567, "threshold": 0.85}),
+    ("prompt-fixed", "{% if context %}Context:\n{{ context|join('\n')|indent(2, true) }}{% endif %}\n"
+                     "{{ '\n'.join(examples) }}", {"context": ["a", "b\nc"], "examples": ["x", "y"]}),
 ]
 
 
