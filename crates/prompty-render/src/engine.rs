@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::limits::{CappedWriter, Limits};
 use crate::nesting::TooDeep;
-use crate::{growth, hbs, nesting, pyrepr};
+use crate::{growth, hbs, jinja_compat, nesting, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -118,7 +118,7 @@ impl Engine {
     ) -> Result<Engine, Error> {
         match format {
             "jinja2" | "jinja" | "nunjucks" => {
-                let mut env = Environment::new();
+                let mut env = jinja_compat::environment();
                 let syntax = jinja_syntax(profile)?;
                 // minijinja's parser and code generator recurse once per level: bound the
                 // depth first, then refuse values that could grow past the fuel.
@@ -143,6 +143,7 @@ impl Engine {
                 env.set_formatter(move |out, state, value| budgeted_format(out, state, value, max_output));
                 env.set_fuel(Some(limits.steps));
                 env.set_recursion_limit(limits.recursion);
+                let source = jinja_compat::normalize_newlines(source);
                 let body = source.clone();
                 env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc, limits))?;
                 Ok(Engine::Jinja(Box::new(env)))

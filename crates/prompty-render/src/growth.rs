@@ -201,6 +201,10 @@ impl<'a> Names<'a> {
         match expr {
             Expr::Const(_) | Expr::UnaryOp(_) | Expr::Compare(_) | Expr::Test(_) => false,
             Expr::Var(v) => self.built.contains(v.id) || BUILT_SPECIALS.contains(&v.id),
+            Expr::GetAttr(g) if is_namespace_call(&g.expr) => match &g.expr {
+                Expr::Call(c) => args_exprs(&c.args).any(|e| self.is_built(e)),
+                _ => false,
+            },
             Expr::GetAttr(g) => {
                 if self.is_namespace(&g.expr) {
                     self.any_attr_built || self.built_attrs.contains(g.name)
@@ -469,7 +473,11 @@ impl<'a> Names<'a> {
                 self.visit(&t.expr)?;
                 args_exprs(&t.args).try_for_each(|e| self.visit(e))
             }
-            Expr::GetAttr(g) => self.visit(&g.expr),
+            // `namespace(a=x).a` reads an attribute of a namespace nobody keeps: it is `x`.
+            Expr::GetAttr(g) => match &g.expr {
+                Expr::Call(c) if is_namespace_call(&g.expr) => self.visit_call_args(&c.args),
+                inner => self.visit(inner),
+            },
             Expr::GetItem(g) => {
                 self.visit(&g.expr)?;
                 self.visit(&g.subscript_expr)
@@ -495,6 +503,13 @@ impl<'a> Names<'a> {
             Expr::Const(_) | Expr::UnaryOp(_) | Expr::Compare(_) | Expr::Test(_) => 0,
             Expr::Var(_) | Expr::GetAttr(_) if self.is_namespace(expr) => return Err(stored_namespace()),
             Expr::Var(_) => usize::from(self.is_built(expr)),
+            Expr::GetAttr(g) if is_namespace_call(&g.expr) => match &g.expr {
+                Expr::Call(c) => {
+                    self.visit_call_args(&c.args)?;
+                    self.sum_args(&c.args)?
+                }
+                _ => 0,
+            },
             Expr::GetAttr(g) => {
                 if self.is_namespace(&g.expr) || matches!(&g.expr, Expr::Var(v) if v.id == "loop") {
                     usize::from(self.is_built(expr))
@@ -621,6 +636,7 @@ mod tests {
             ("{% set ns = namespace() %}{% macro m(n) %}{% endmacro %}{{ m(ns) }}", STORES_NAMESPACE),
             ("{% set ns = namespace() %}{% for n in [ns] %}{% endfor %}", STORES_NAMESPACE),
             ("{% set ns = namespace(c=namespace()) %}", NESTED_NAMESPACE),
+            ("{% set ns = namespace(c=namespace().x) %}{{ namespace(a=namespace()).a }}", NESTED_NAMESPACE),
             ("{% for n in [namespace()] %}{% set n.x = n %}{% endfor %}", NESTED_NAMESPACE),
             ("{% set ns = namespace() %}{% set ns.c = namespace() %}{% set ns.c.x = ns.c %}", STORES_NAMESPACE),
         ] {
@@ -632,6 +648,7 @@ mod tests {
     fn ordinary_templates_pass() {
         for body in [
             "{{ q }}{% for m in messages %}{{ m.role }}: {{ m.content }}{% endfor %}",
+            "{{ namespace(a=1).a }}{% set v = namespace(a=q).a %}{% if (namespace(a=1).a) %}{% endif %}",
             "{% set ns = namespace(count=0, items=[], text='') %}{% for x in xs %}\
              {% set ns.count = ns.count + 1 %}{% set ns.items = ns.items + [x, x.name] %}\
              {% set ns.text = ns.text ~ sep ~ x %}{% endfor %}{{ ns.count }}{{ ns.items|join(', ') }}",

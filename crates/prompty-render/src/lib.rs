@@ -21,6 +21,7 @@ mod engine;
 mod error;
 mod growth;
 mod hbs;
+mod jinja_compat;
 mod limits;
 mod marks;
 mod message;
@@ -34,6 +35,7 @@ mod text;
 
 pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
+pub use jinja_compat::has_filter as has_jinja_filter;
 pub use limits::Limits;
 pub use message::{Message, Part};
 pub use parse::split_messages;

@@ -160,7 +160,8 @@ pub fn str_value(v: &Value) -> String {
 /// * bytes as `b'...'`;
 /// * tuples as `(1, 2)` / `(1,)`, other sequences as `[1, 2]`;
 /// * maps as `{k: v}` in the map's own iteration order, keys by their repr;
-/// * iterables, plain objects and invalid values by minijinja's `Display`.
+/// * iterables of known length (minijinja's lazy slices and concatenations of lists) as lists;
+/// * other iterables, plain objects and invalid values by minijinja's `Display`.
 pub fn repr_value(v: &Value) -> String {
     let mut s = String::new();
     let _ = write_repr_value(&mut s, v);
@@ -204,6 +205,10 @@ fn value_repr<W: Write + ?Sized>(out: &mut W, v: &Value, depth: usize) -> fmt::R
             None => write!(out, "{v}"),
         },
         ValueKind::Seq => write_value_seq(out, v, depth),
+        // A sized iterable is a list in Python (minijinja slices and joins lists lazily).
+        ValueKind::Iterable if v.as_object().and_then(|o| o.enumerator_len()).is_some() => {
+            write_value_seq(out, v, depth)
+        }
         ValueKind::Map => write_value_map(out, v, depth),
         _ => write!(out, "{v}"),
     }
@@ -1023,6 +1028,10 @@ mod tests {
             ("{{ ['a'|safe] }}", "[Markup('a')]"),
             ("{{ missing }}", ""),
             ("{{ [missing] }}", "[Undefined]"),
+            // minijinja slices and concatenates lists lazily; Python has lists.
+            ("{{ [1, 'a\u{200b}', 2][1:] }}", "['a\\u200b', 2]"),
+            ("{{ [1] + [2.5] }}", "[1, 2.5]"),
+            ("{{ ([1] * 2, 1e21) }}", "([1, 1], 1e+21)"),
         ];
         for &(template, want) in cases {
             assert_eq!(render(template), want, "template {template:?}");

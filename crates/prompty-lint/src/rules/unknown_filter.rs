@@ -11,9 +11,9 @@ declare_rule! {
     /// ## What it does
     /// Reports a Jinja filter the renderer does not have (`{{ text | trucate }}`).
     ///
-    /// A filter that Python's Jinja2 has but this renderer lacks (`wordwrap`, `truncate`,
-    /// ...) is a warning: the reference runtime renders it, this toolkit cannot. Any other
-    /// unknown filter is an error.
+    /// A filter that Python's Jinja2 has but this renderer lacks (`urlize`) is a warning: the
+    /// reference runtime renders it, this toolkit cannot. Any other unknown filter is an error,
+    /// including minijinja's own extras (`split`, `lines`, ...), which Jinja2 does not have.
     ///
     /// ## Why is this bad?
     /// Filters are looked up when the template runs: the template compiles, then every
@@ -98,11 +98,7 @@ const JINJA2_FILTERS: &[&str] = &[
 
 /// Whether the renderer's Jinja environment has the filter: the engine answers.
 fn known(name: &str) -> bool {
-    let env = minijinja::Environment::new();
-    match env.render_str(&format!("{{{{ 1 | {name} }}}}"), ()) {
-        Ok(_) => true,
-        Err(e) => e.kind() != minijinja::ErrorKind::UnknownFilter,
-    }
+    prompty_render::has_jinja_filter(name)
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {

@@ -1,0 +1,133 @@
+//! Python Jinja2 (3.1) semantics where minijinja's differ, installed on every Jinja
+//! environment the renderer builds.
+//!
+//! * the filters and tests Jinja2 has, with its semantics and Python `str()` everywhere
+//!   (`filters.rs`, `predicates.rs`); minijinja's own extra filters and tests are removed, so a
+//!   template that fails in Jinja2 for an unknown filter fails here too;
+//! * Python methods on strings, dicts, lists and numbers, and the `%` string-formatting
+//!   operator (`methods.rs`, `printf.rs`, `strformat.rs`);
+//! * the `cycler` and `joiner` globals; minijinja's `debug` global is removed;
+//! * newlines in the template source normalised to `\n`, as Jinja2's lexer does.
+//!
+//! Three things cannot be changed from outside minijinja: the `%` operator on strings, the
+//! printing of floats by `~`, `|string` and inside containers, and the length of a loop over
+//! a string. The vendored minijinja (`vendor/minijinja`, see `vendor/README.md`) carries a
+//! small patch for each. What remains different is listed in docs/compatibility.md and
+//! measured by `tests/jinja_diff.rs`.
+
+mod filters;
+mod methods;
+mod predicates;
+mod printf;
+mod py;
+mod strformat;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use minijinja::value::{Object, Rest, Value};
+use minijinja::{Environment, Error, ErrorKind, State};
+
+/// A new environment with the Jinja2 semantics installed. Built once; every call clones it,
+/// which is cheap (the filter, test and global tables are shared until changed).
+pub(crate) fn environment() -> Environment<'static> {
+    static BASE: OnceLock<Environment<'static>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let mut env = Environment::new();
+        install(&mut env);
+        env
+    })
+    .clone()
+}
+
+/// Installs the Jinja2 semantics on `env`.
+fn install(env: &mut Environment<'_>) {
+    filters::install(env);
+    predicates::install(env);
+    env.set_unknown_method_callback(methods::call);
+    env.remove_global("debug");
+    env.add_function("cycler", |items: Rest<Value>| {
+        Value::from_object(Cycler { items: items.0, pos: AtomicUsize::new(0) })
+    });
+    env.add_function("joiner", |sep: Option<Value>| {
+        let sep = sep.map_or_else(|| ", ".to_owned(), |s| py::str_of(&s));
+        Value::from_object(Joiner { sep, used: AtomicBool::new(false) })
+    });
+}
+
+/// Whether the renderer's Jinja environment has a filter named `name`.
+pub fn has_filter(name: &str) -> bool {
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return false;
+    }
+    // The engine answers: applying an unknown filter fails with `UnknownFilter`; a known one
+    // may fail for the argument, which still means it exists.
+    match environment().render_str(&format!("{{{{ 1 | {name} }}}}"), ()) {
+        Ok(_) => true,
+        Err(e) => e.kind() != ErrorKind::UnknownFilter,
+    }
+}
+
+/// Jinja2's lexer turns `\r\n` and `\r` in the template into `\n` (its `newline_sequence`),
+/// in text, raw blocks and string literals alike.
+pub(crate) fn normalize_newlines(source: String) -> String {
+    if !source.contains('\r') {
+        return source;
+    }
+    source.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// `cycler(*items)`: `next()`, `reset()` and `current`.
+#[derive(Debug)]
+struct Cycler {
+    items: Vec<Value>,
+    pos: AtomicUsize,
+}
+
+impl Object for Cycler {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        match key.as_str()? {
+            "current" => self.items.get(self.pos.load(Ordering::Relaxed)).cloned(),
+            _ => None,
+        }
+    }
+
+    fn call_method(self: &Arc<Self>, _state: &mut State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        if !args.is_empty() {
+            return Err(Error::new(ErrorKind::TooManyArguments, format!("{method}() takes no arguments")));
+        }
+        match method {
+            "next" => {
+                let n = self.items.len();
+                if n == 0 {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "IndexError: cycler has no items"));
+                }
+                let i = self.pos.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| Some((p + 1) % n)).unwrap_or(0);
+                Ok(self.items.get(i).cloned().unwrap_or_default())
+            }
+            "reset" => {
+                self.pos.store(0, Ordering::Relaxed);
+                Ok(Value::from(()))
+            }
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
+}
+
+/// `joiner(sep)`: the empty string on the first call, `sep` after.
+#[derive(Debug)]
+struct Joiner {
+    sep: String,
+    used: AtomicBool,
+}
+
+impl Object for Joiner {
+    fn call(self: &Arc<Self>, _state: &mut State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        if !args.is_empty() {
+            return Err(Error::new(ErrorKind::TooManyArguments, "joiner() takes no arguments"));
+        }
+        Ok(Value::from(if self.used.swap(true, Ordering::Relaxed) { self.sep.as_str() } else { "" }))
+    }
+}

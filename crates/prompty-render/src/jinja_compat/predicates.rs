@@ -1,0 +1,262 @@
+//! Tests (`x is odd`, `x is in y`, ...) with Jinja2's semantics where minijinja's differ.
+
+use std::cmp::Ordering;
+
+use minijinja::value::{Rest, Value, ValueKind, ValueOrKwargs};
+use minijinja::{Environment, Error, State};
+
+use super::printf;
+use super::py::{self, bind, error};
+
+type Args = Rest<ValueOrKwargs>;
+
+/// Registers the tests on `env`.
+pub(crate) fn install(env: &mut Environment<'_>) {
+    // minijinja tests Jinja2 does not have.
+    for name in ["int", "startingwith", "endingwith", "safe"] {
+        env.remove_test(name);
+    }
+    env.add_test("odd", |s: &State<'_, '_>, v: Value, a: Args| {
+        bind("odd", &a.into_values(), [])?;
+        py_mod_eq(s, &v, &Value::from(2), 1)
+    });
+    env.add_test("even", |s: &State<'_, '_>, v: Value, a: Args| {
+        bind("even", &a.into_values(), [])?;
+        py_mod_eq(s, &v, &Value::from(2), 0)
+    });
+    env.add_test("divisibleby", |s: &State<'_, '_>, v: Value, a: Args| {
+        let [num] = bind("divisibleby", &a.into_values(), ["num"])?;
+        let num = num.ok_or_else(|| error("test_divisibleby() missing 1 required positional argument: 'num'"))?;
+        py_mod_eq(s, &v, &num, 0)
+    });
+    env.add_test("number", |v: Value| py::is_number(&v));
+    env.add_test("integer", |v: Value| v.kind() == ValueKind::Number && v.is_integer());
+    env.add_test("float", |v: Value| v.kind() == ValueKind::Number && !v.is_integer());
+    env.add_test("boolean", |v: Value| v.kind() == ValueKind::Bool);
+    env.add_test("string", |v: Value| v.kind() == ValueKind::String);
+    env.add_test("mapping", |v: Value| v.kind() == ValueKind::Map);
+    // len() and __getitem__: strings, lists, tuples, dicts, and Jinja2's Undefined.
+    env.add_test("sequence", |v: Value| {
+        py::is_list(&v)
+            || matches!(
+                v.kind(),
+                ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Undefined | ValueKind::Bytes
+            )
+    });
+    env.add_test("filter", |v: Value| named_in(&v, FILTERS));
+    env.add_test("test", |v: Value| named_in(&v, TESTS));
+    env.add_test("iterable", |v: Value| {
+        py::is_dict_view(&v)
+            || matches!(
+                v.kind(),
+                ValueKind::String
+                    | ValueKind::Seq
+                    | ValueKind::Map
+                    | ValueKind::Iterable
+                    | ValueKind::Undefined
+                    | ValueKind::Bytes
+            )
+    });
+    env.add_test("lower", |v: Value| py::is_lower(&py::str_of(&v)));
+    env.add_test("upper", |v: Value| py::is_upper(&py::str_of(&v)));
+    // Functions and macros; Jinja2's `Undefined` is callable too (calling it raises).
+    env.add_test("callable", |v: Value| {
+        !py::is_dict_view(&v) && matches!(v.kind(), ValueKind::Plain | ValueKind::Undefined)
+    });
+    env.add_test("in", |v: Value, a: Args| {
+        let [seq] = bind("in", &a.into_values(), ["seq"])?;
+        contains(&seq.unwrap_or_default(), &v)
+    });
+    for name in ["eq", "equalto", "=="] {
+        env.add_test(name, |v: Value, other: Value| py::eq(&v, &other));
+    }
+    for name in ["ne", "!="] {
+        env.add_test(name, |v: Value, other: Value| !py::eq(&v, &other));
+    }
+    for (names, accept) in [
+        (&["lt", "lessthan", "<"][..], &[Ordering::Less][..]),
+        (&["le", "<="][..], &[Ordering::Less, Ordering::Equal][..]),
+        (&["gt", "greaterthan", ">"][..], &[Ordering::Greater][..]),
+        (&["ge", ">="][..], &[Ordering::Greater, Ordering::Equal][..]),
+    ] {
+        for name in names {
+            env.add_test(*name, move |v: Value, other: Value| -> Result<bool, Error> {
+                if v.is_undefined() || other.is_undefined() {
+                    return Err(error("UndefinedError: comparison with an undefined value"));
+                }
+                Ok(accept.contains(&py::cmp(&v, &other)?))
+            });
+        }
+    }
+}
+
+/// Jinja2 3.1's filter names (the environment here has the same set).
+const FILTERS: &[&str] = &[
+    "abs",
+    "attr",
+    "batch",
+    "capitalize",
+    "center",
+    "count",
+    "d",
+    "default",
+    "dictsort",
+    "e",
+    "escape",
+    "filesizeformat",
+    "first",
+    "float",
+    "forceescape",
+    "format",
+    "groupby",
+    "indent",
+    "int",
+    "items",
+    "join",
+    "last",
+    "length",
+    "list",
+    "lower",
+    "map",
+    "max",
+    "min",
+    "pprint",
+    "random",
+    "reject",
+    "rejectattr",
+    "replace",
+    "reverse",
+    "round",
+    "safe",
+    "select",
+    "selectattr",
+    "slice",
+    "sort",
+    "string",
+    "striptags",
+    "sum",
+    "title",
+    "tojson",
+    "trim",
+    "truncate",
+    "unique",
+    "upper",
+    "urlencode",
+    "urlize",
+    "wordcount",
+    "wordwrap",
+    "xmlattr",
+];
+
+/// Jinja2 3.1's test names.
+const TESTS: &[&str] = &[
+    "!=",
+    "<",
+    "<=",
+    "==",
+    ">",
+    ">=",
+    "boolean",
+    "callable",
+    "defined",
+    "divisibleby",
+    "eq",
+    "equalto",
+    "escaped",
+    "even",
+    "false",
+    "filter",
+    "float",
+    "ge",
+    "greaterthan",
+    "gt",
+    "in",
+    "integer",
+    "iterable",
+    "le",
+    "lessthan",
+    "lower",
+    "lt",
+    "mapping",
+    "ne",
+    "none",
+    "number",
+    "odd",
+    "sameas",
+    "sequence",
+    "string",
+    "test",
+    "true",
+    "undefined",
+    "upper",
+];
+
+/// `value in env.filters` / `env.tests`: a name; unhashable values are a `TypeError`.
+fn named_in(v: &Value, names: &[&str]) -> Result<bool, Error> {
+    if matches!(v.kind(), ValueKind::Map) || py::is_list(v) {
+        return Err(error(format!("unhashable type: '{}'", py::type_name(v))));
+    }
+    Ok(v.as_str().is_some_and(|s| names.contains(&s)))
+}
+
+/// `value % num == want` with Python's `%`: numbers, and printf formatting for strings.
+fn py_mod_eq(state: &State<'_, '_>, v: &Value, num: &Value, want: i128) -> Result<bool, Error> {
+    match v.kind() {
+        ValueKind::String => {
+            // `'abc' % 2` is string formatting; the result is never equal to a number.
+            printf::format(state, v.as_str().unwrap_or_default(), num)?;
+            Ok(false)
+        }
+        ValueKind::Undefined => Err(error("UndefinedError: undefined value in an arithmetic test")),
+        _ if py::is_number(v) && py::is_number(num) => {
+            if let (Some(a), Some(b)) = (py::as_int(v), py::as_int(num)) {
+                if b == 0 {
+                    return Err(error("ZeroDivisionError: integer division or modulo by zero"));
+                }
+                return Ok(py_int_mod(a, b) == want);
+            }
+            let (a, b) = (py::number_as_f64(v).unwrap_or(f64::NAN), py::number_as_f64(num).unwrap_or(f64::NAN));
+            if b == 0.0 {
+                return Err(error("ZeroDivisionError: float modulo"));
+            }
+            let mut r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r += b;
+            }
+            Ok(r == want as f64)
+        }
+        _ => Err(error(format!(
+            "unsupported operand type(s) for %: '{}' and '{}'",
+            py::type_name(v),
+            py::type_name(num)
+        ))),
+    }
+}
+
+/// Python's integer `%` (the result has the divisor's sign).
+fn py_int_mod(a: i128, b: i128) -> i128 {
+    let r = a % b;
+    if r != 0 && (r < 0) != (b < 0) { r + b } else { r }
+}
+
+/// Python's `needle in container`.
+pub(crate) fn contains(container: &Value, needle: &Value) -> Result<bool, Error> {
+    if py::is_dict_view(container) {
+        return Ok(py::iterate(container)?.iter().any(|x| py::eq(x, needle)));
+    }
+    match container.kind() {
+        ValueKind::String => match needle.as_str() {
+            Some(n) => Ok(container.as_str().unwrap_or_default().contains(n)),
+            None => Err(error(format!("'in <string>' requires string as left operand, not {}", py::type_name(needle)))),
+        },
+        ValueKind::Seq | ValueKind::Iterable => Ok(py::iterate(container)?.iter().any(|x| py::eq(x, needle))),
+        ValueKind::Map => {
+            if matches!(needle.kind(), ValueKind::Map) || (needle.kind() == ValueKind::Seq && !needle.is_tuple()) {
+                return Err(error(format!("unhashable type: '{}'", py::type_name(needle))));
+            }
+            Ok(py::iterate(container)?.iter().any(|k| py::eq(k, needle)))
+        }
+        ValueKind::Undefined => Ok(false),
+        _ => Err(error(format!("argument of type '{}' is not iterable", py::type_name(container)))),
+    }
+}
