@@ -1,7 +1,6 @@
 //! `prompty`: lint, load, render and compile `.prompty` files.
 
 mod check;
-mod config;
 mod eval;
 mod host;
 mod inputs;
