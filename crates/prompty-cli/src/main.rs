@@ -2,6 +2,7 @@
 
 mod check;
 mod eval;
+mod fmt;
 mod host;
 mod inputs;
 mod report;
@@ -66,6 +67,8 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Print the JSON Schema of the front matter (for editors: yaml-language-server).
     Schema,
+    /// Put front matter keys in canonical order and spell role lines canonically (in place).
+    Fmt(fmt::FmtArgs),
     /// Render a prompt to chat messages.
     Render {
         /// The .prompty file.
@@ -137,6 +140,7 @@ fn main() -> ExitCode {
         Command::Check(args) => return check::run(&args),
         Command::Score(args) => eval::run_score(&args),
         Command::Snapshot(args) => return snapshot::run(&args),
+        Command::Fmt(args) => return fmt::run(&args),
         Command::Schema => print_json(&prompty_syntax::front_matter_schema()),
         Command::Eval(args) => match eval::run_eval(&args) {
             Ok(true) => Ok(()),
