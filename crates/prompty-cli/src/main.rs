@@ -5,6 +5,7 @@ mod eval;
 mod fmt;
 mod host;
 mod inputs;
+mod lsp;
 mod report;
 mod snapshot;
 
@@ -69,6 +70,8 @@ enum Command {
     Schema,
     /// Put front matter keys in canonical order and spell role lines canonically (in place).
     Fmt(fmt::FmtArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp(lsp::LspArgs),
     /// Render a prompt to chat messages.
     Render {
         /// The .prompty file.
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
         Command::Score(args) => eval::run_score(&args),
         Command::Snapshot(args) => return snapshot::run(&args),
         Command::Fmt(args) => return fmt::run(&args),
+        Command::Lsp(args) => return lsp::run(&args),
         Command::Schema => print_json(&prompty_syntax::front_matter_schema()),
         Command::Eval(args) => match eval::run_eval(&args) {
             Ok(true) => Ok(()),
