@@ -140,7 +140,14 @@ pub fn run(connection: &Connection, mut options: Options) -> Result<(), Error> {
     let docs = Arc::new(Mutex::new(Docs::default()));
     let (jobs, job_rx) = crossbeam_channel::unbounded::<Job>();
     let worker = spawn_worker(job_rx, Arc::clone(&docs), connection.sender.clone(), options.clone())?;
-    let mut server = Server { options, docs, jobs, pending: HashMap::new(), sender: connection.sender.clone() };
+    let mut server = Server {
+        options,
+        docs,
+        jobs,
+        pending: HashMap::new(),
+        last_change: HashMap::new(),
+        sender: connection.sender.clone(),
+    };
     let outcome = server.main_loop(connection);
     drop(server);
     let _ = worker.join();
@@ -159,6 +166,8 @@ struct Server {
     jobs: Sender<Job>,
     /// Documents waiting to be checked: when they changed first, and when to check them.
     pending: HashMap<Uri, (Instant, Instant)>,
+    /// When each document last changed.
+    last_change: HashMap<Uri, Instant>,
     sender: Sender<Message>,
 }
 
@@ -210,13 +219,19 @@ impl Server {
         }
     }
 
-    /// Checks `uri` after the debounce (now, when `immediately`).
+    /// Checks `uri` now when `immediately` or when it changes after a quiet spell (no change
+    /// for the debounce time: a single edit is answered at once), else once the changes pause
+    /// for the debounce time (a burst of edits is checked once, at its end), but never later
+    /// than `MAX_WAIT_FACTOR` debounce times after the first change waiting.
     fn schedule(&mut self, uri: Uri, immediately: bool) {
         let now = Instant::now();
-        let debounce = if immediately { Duration::ZERO } else { self.options.debounce };
+        let debounce = self.options.debounce;
+        let quiet = self.last_change.get(&uri).is_none_or(|t| now.duration_since(*t) >= debounce);
+        self.last_change.insert(uri.clone(), now);
+        let wait = if immediately || (quiet && !self.pending.contains_key(&uri)) { Duration::ZERO } else { debounce };
         let (first, _) = self.pending.get(&uri).copied().unwrap_or((now, now));
-        let latest = first + self.options.debounce * MAX_WAIT_FACTOR;
-        self.pending.insert(uri, (first, (now + debounce).min(latest)));
+        let latest = first + debounce * MAX_WAIT_FACTOR;
+        self.pending.insert(uri, (first, (now + wait).min(latest)));
     }
 
     fn notification(&mut self, n: Notification) {
@@ -280,6 +295,7 @@ impl Server {
                 let p: DidCloseTextDocumentParams = serde_json::from_value(n.params).map_err(Failure::params)?;
                 let uri = p.text_document.uri;
                 self.pending.remove(&uri);
+                self.last_change.remove(&uri);
                 let mut docs = lock(&self.docs);
                 docs.open.remove(&uri);
                 // Under the lock: the worker cannot publish for this document afterwards.

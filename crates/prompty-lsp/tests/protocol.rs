@@ -200,9 +200,9 @@ fn diagnostics_apply_prompty_toml() {
 }
 
 #[test]
-fn debounced_changes_publish_once_for_the_last_version() {
+fn a_burst_of_changes_is_checked_once_at_its_end() {
     // A window long enough that five changes sent at once always fall in it.
-    let mut c = Client::start_with(MapHost::new(), |_| {}, json!({"debounceMs": 400}));
+    let mut c = Client::start_with(MapHost::new(), |_| {}, json!({"debounceMs": 1000}));
     c.open(URI, "user:\n{{a}}");
     assert_eq!(codes(&c.diagnostics(URI, Some(1))), ["PL001"]);
     for v in 2..=6 {
@@ -211,10 +211,20 @@ fn debounced_changes_publish_once_for_the_last_version() {
             json!({"textDocument": {"uri": URI, "version": v}, "contentChanges": [{"text": format!("user:\n{{{{a{v}}}}}")}]}),
         );
     }
-    let next = c.notification("textDocument/publishDiagnostics", |_| true);
-    assert_eq!(next.pointer("/params/version"), Some(&json!(6)), "{next}");
-    let message = next.pointer("/params/diagnostics/0/message").and_then(Value::as_str).unwrap_or_default();
-    assert!(message.starts_with("`a6` is read"), "{message}");
+    // The first change may be checked at once (it can come after a quiet spell); the ones
+    // that follow it within the window are not checked until the last.
+    let mut seen = Vec::new();
+    loop {
+        let next = c.notification("textDocument/publishDiagnostics", |_| true);
+        let version = next.pointer("/params/version").and_then(Value::as_i64).unwrap_or(0);
+        seen.push(version);
+        if version == 6 {
+            let message = next.pointer("/params/diagnostics/0/message").and_then(Value::as_str).unwrap_or_default();
+            assert!(message.starts_with("`a6` is read"), "{message}");
+            break;
+        }
+    }
+    assert!(seen == [6] || seen == [2, 6], "{seen:?}");
     c.shutdown();
 }
 
