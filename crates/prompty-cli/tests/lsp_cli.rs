@@ -183,6 +183,94 @@ fn lsp_over_stdio_reports_what_check_reports() {
     assert_eq!(server.wait(), Some(0));
 }
 
+fn prompt_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the conformance data must sit beside the project)", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            prompt_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "prompty") {
+            out.push(p);
+        }
+    }
+}
+
+/// (code, start, end) per diagnostic, positions as LSP ranges.
+type Found = Vec<(String, Value, Value)>;
+
+#[test]
+fn lsp_matches_check_on_every_prompt_we_have() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    prompt_files(&root.join("prompts"), &mut files);
+    prompt_files(&root.join("../shared/conformance"), &mut files);
+    prompt_files(&root.join("crates/prompty-lint/tests/fixtures"), &mut files);
+    assert!(files.len() > 50, "{} files", files.len());
+    let check = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["check", "--format", "json"])
+        .args(&files)
+        .output()
+        .expect("check runs");
+    let mut expected: std::collections::BTreeMap<String, Found> = std::collections::BTreeMap::new();
+    for line in String::from_utf8_lossy(&check.stdout).lines() {
+        let d: Value = serde_json::from_str(line).expect("JSON line");
+        let file = d.get("file").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let text = std::fs::read_to_string(&file).expect("UTF-8 prompt");
+        let n = |k: &str| d.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let code = d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let found = (
+            code,
+            utf16_position(&text, n("line"), n("column")),
+            utf16_position(&text, n("end_line"), n("end_column")),
+        );
+        expected.entry(file).or_default().push(found);
+    }
+    assert!(expected.len() > 10, "findings in {} files", expected.len());
+
+    let mut server = Server::start(&root);
+    server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    server.next(|m| m.get("id") == Some(&json!(1)));
+    server.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let mut compared = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("UTF-8 prompt");
+        let uri = file_uri(file);
+        server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "prompty", "version": 1, "text": text}}}));
+        let published = server.next(|m| {
+            m.get("method") == Some(&json!("textDocument/publishDiagnostics"))
+                && m.pointer("/params/uri") == Some(&json!(uri))
+        });
+        let got: Found = published
+            .pointer("/params/diagnostics")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|d| {
+                let code = d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
+                (
+                    code,
+                    d.pointer("/range/start").cloned().unwrap_or_default(),
+                    d.pointer("/range/end").cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let want = expected.get(&file.display().to_string()).cloned().unwrap_or_default();
+        assert_eq!(got, want, "{}", file.display());
+        compared += got.len();
+        server.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}}),
+        );
+    }
+    assert!(compared > 50, "{compared} diagnostics compared");
+    server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    server.next(|m| m.get("id") == Some(&json!(2)));
+    server.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(server.wait(), Some(0));
+}
+
 fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())

@@ -577,3 +577,60 @@ fn hostile_requests_get_errors_not_crashes() {
     c.diagnostics(URI, Some(2));
     c.shutdown();
 }
+
+#[test]
+fn every_feature_survives_hostile_documents() {
+    let deep = format!(
+        "---\ninputs:\n{}\n---\nuser:\n{{{{ x }}}}",
+        (0..150).map(|i| format!("{}k{i}:", "  ".repeat(i + 1))).collect::<Vec<_>>().join("\n")
+    );
+    let huge = format!("user:\n{}", "x".repeat(prompty_syntax::MAX_FILE_BYTES));
+    let texts: Vec<(&str, String)> = vec![
+        ("empty", String::new()),
+        ("byte-order mark", "\u{feff}---\nname: x\n---\nuser:\n{{ q }}".to_owned()),
+        ("lone CR line endings", "---\rname: x\r---\ruser :\r{{ q }}\r\n".to_owned()),
+        ("broken YAML, unclosed tag", "---\nname: [\n---\nuser:\n{{".to_owned()),
+        ("unterminated front matter", "---\nname: x\ninputs:\n  q:\n    kind: ".to_owned()),
+        ("dots everywhere", "user:\n{{ a.b.c.d.e.f }}{% for x in y %}{{ x. }}{{ . }}{{..}}".to_owned()),
+        ("NUL byte", "user:\n\0{{ q }}".to_owned()),
+        ("deep nesting", deep),
+        ("surrogate pairs", "---\nname: 😀😀\ninputs:\n  q😀: {kind: string}\n---\n😀user:\n{{ q😀 }}😀".to_owned()),
+        ("Mustache", "---\ntemplate: mustache\ninputs:\n  q: {kind: object}\n---\nuser:\n{{#q}}{{.}}{{/q}}{{^q}}{{! c }}{{&q}}{{{q}}}".to_owned()),
+        ("over the size limit", huge),
+    ];
+    let mut c = Client::start(MapHost::new(), |_| {});
+    for (i, (what, text)) in texts.iter().enumerate() {
+        let uri = format!("file:///w/h{i}.prompty");
+        c.open(&uri, text);
+        c.diagnostics(&uri, Some(1));
+        let lines = text.split(['\n', '\r']).count().min(12) as u32;
+        for line in 0..=lines {
+            for character in [0, 1, 2, 3, 4, 7, 200] {
+                for method in ["textDocument/hover", "textDocument/completion", "textDocument/definition"] {
+                    let r = c.request(
+                        method,
+                        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+                    );
+                    assert!(r.get("error").is_none(), "{what}: {method} at {line}:{character}: {r}");
+                }
+            }
+        }
+        let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 9999, "character": 0}});
+        let r = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": whole, "context": {"diagnostics": []}}),
+        );
+        assert!(r.get("error").is_none(), "{what}: {r}");
+        let r = c.request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        );
+        assert!(r.get("error").is_none(), "{what}: {r}");
+        // Rendering may fail (an error response naming why), never crash.
+        let r = c.request("workspace/executeCommand", json!({"command": "prompty.render", "arguments": [uri]}));
+        let code = r.pointer("/error/code").and_then(Value::as_i64);
+        assert!(code.is_none() || code == Some(-32803), "{what}: {r}");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+    }
+    c.shutdown();
+}
