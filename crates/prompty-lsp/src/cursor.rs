@@ -226,7 +226,9 @@ pub fn yaml_slot(text: &str, front: Range<usize>, offset: usize) -> Option<Slot>
     }
     let key = l.key?;
     let value = l.after;
-    if value.contains(' ') || value.starts_with(['{', '[', '"', '\'', '|', '>', '&', '*']) {
+    // A value followed by a space is written; quoted, flow and block values are not completed.
+    let done = !value.is_empty() && typed.ends_with([' ', '\t']);
+    if done || value.contains(' ') || value.starts_with(['{', '[', '"', '\'', '|', '>', '&', '*', '#']) {
         return None;
     }
     path.push(Step::Key(key.to_owned()));
@@ -333,5 +335,10 @@ mod tests {
             })
         );
         assert_eq!(slot("name: \"a b|"), None);
+        assert_eq!(slot("inputs:\n  q:\n    kind: string |"), None);
+        assert_eq!(
+            slot("model:\n  apiType: |"),
+            Some(Slot::Value { path: vec![key("model"), key("apiType")], prefix: 18..18 })
+        );
     }
 }
