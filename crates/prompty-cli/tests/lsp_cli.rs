@@ -288,7 +288,7 @@ fn neovim_receives_diagnostics_hover_and_completion() {
     let out = tmp.0.join("out.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
     let mut child = Command::new(nvim)
-        .args(["--headless", "--clean", "-n", "-c"])
+        .args(["--headless", "--clean", "-n", "-i", "NONE", "-c"])
         .arg(format!("luafile {}", script.display()))
         .env("PROMPTY_BIN", env!("CARGO_BIN_EXE_prompty"))
         .env("PROMPTY_FILE", &file)
