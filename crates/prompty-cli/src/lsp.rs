@@ -34,15 +34,12 @@ pub(crate) fn run(args: &LspArgs) -> ExitCode {
     drop(connection);
     let io = io_threads.join();
     let mut err = std::io::stderr().lock();
-    match (outcome, io) {
-        (Ok(()), Ok(())) => ExitCode::SUCCESS,
-        (Err(e), _) => {
-            let _ = writeln!(err, "error: prompty lsp: {e}");
-            ExitCode::from(1)
-        }
-        (_, Err(e)) => {
-            let _ = writeln!(err, "error: prompty lsp: {e}");
-            ExitCode::from(1)
-        }
-    }
+    // A transport failure (unreadable input) is the cause of whatever the server saw.
+    let problem = match (outcome, io) {
+        (Ok(()), Ok(())) => return ExitCode::SUCCESS,
+        (_, Err(e)) => format!("reading the client's messages: {e}"),
+        (Err(e), Ok(())) => e.to_string(),
+    };
+    let _ = writeln!(err, "error: prompty lsp: {problem}");
+    ExitCode::from(1)
 }

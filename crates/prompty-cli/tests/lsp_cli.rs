@@ -374,3 +374,26 @@ fn fmt_rewrites_and_checks() {
     let out = run(&["fmt", "missing"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn lsp_explains_a_client_that_goes_away_or_sends_garbage() {
+    for (input, want) in [
+        ("", "error: prompty lsp: the client closed the connection before `initialize`\n"),
+        ("Content-Length: 5\r\n\r\nhello", "error: prompty lsp: reading the client's messages: malformed LSP payload"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("prompty lsp starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.as_bytes()).expect("write");
+        drop(stdin);
+        let out = child.wait_with_output().expect("exits");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with(want), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+}

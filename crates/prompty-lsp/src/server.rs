@@ -129,7 +129,13 @@ fn apply_settings(options: &mut Options, params: &Value) {
 
 /// Runs the server on `connection` until the client shuts it down (or goes away).
 pub fn run(connection: &Connection, mut options: Options) -> Result<(), Error> {
-    let (id, params) = connection.initialize_start().map_err(|e| Error(format!("initialize: {e}")))?;
+    let (id, params) = connection.initialize_start().map_err(|e| {
+        if e.channel_is_disconnected() {
+            Error("the client closed the connection before `initialize`".to_owned())
+        } else {
+            Error(format!("initialize: {e}"))
+        }
+    })?;
     apply_settings(&mut options, &params);
     let result = serde_json::json!({
         "capabilities": capabilities(),
