@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use prompty_config::Configs;
 use prompty_lint::{Finding, Selection};
 use prompty_syntax::{Host, LineIndex, LoadOptions, Severity, load_bytes};
 
-use crate::config::Configs;
 use crate::excerpt::SourceLines;
 use crate::host::FsHost;
 use crate::inputs::describe_io;
@@ -147,7 +147,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     let mut configs = Configs::default();
     let mut sarif = Sarif::new();
     for file in &files {
-        let selection = match configs.selection(file, args.config.as_deref()) {
+        let selection = match configs.selection(file, args.config.as_deref(), &FsHost) {
             Ok(s) => s,
             Err(e) => {
                 let _ = writeln!(stderr, "error: {e}");

@@ -1,11 +1,12 @@
 //! `prompty`: lint, load, render and compile `.prompty` files.
 
 mod check;
-mod config;
 mod eval;
 mod excerpt;
+mod fmt;
 mod host;
 mod inputs;
+mod lsp;
 mod report;
 mod snapshot;
 
@@ -68,6 +69,10 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Print the JSON Schema of the front matter (for editors: yaml-language-server).
     Schema,
+    /// Put front matter keys in canonical order and spell role lines canonically (in place).
+    Fmt(fmt::FmtArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp(lsp::LspArgs),
     /// Render a prompt to chat messages.
     Render {
         /// The .prompty file.
@@ -139,6 +144,8 @@ fn main() -> ExitCode {
         Command::Check(args) => return check::run(&args),
         Command::Score(args) => eval::run_score(&args),
         Command::Snapshot(args) => return snapshot::run(&args),
+        Command::Fmt(args) => return fmt::run(&args),
+        Command::Lsp(args) => return lsp::run(&args),
         Command::Schema => print_json(&prompty_syntax::front_matter_schema()),
         Command::Eval(args) => match eval::run_eval(&args) {
             Ok(true) => Ok(()),

@@ -1187,7 +1187,11 @@ fn item6_side_inputs_have_size_caps() {
             &["score", "judge.prompty", "--inputs", "/dev/zero", "--answer", "answers.jsonl"],
             format!("error: /dev/zero: {limit}"),
         ),
-        (&["check", "--config", "/dev/zero", "judge.prompty"], format!("error: /dev/zero: {limit}")),
+        // The configuration is read like a prompt file: regular files only, with the same cap.
+        (
+            &["check", "--config", "/dev/zero", "judge.prompty"],
+            "error: /dev/zero: cannot read the configuration: not a regular file".to_owned(),
+        ),
         (
             &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "/dev/zero"],
             "error: /dev/zero:1: the line is longer than the 16777216-byte limit; one line holds one JSON value"

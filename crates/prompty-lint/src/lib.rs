@@ -27,6 +27,7 @@ mod body;
 mod context;
 mod docs;
 mod fix;
+pub mod fmt;
 mod loader_fixes;
 mod rules;
 mod select;
@@ -116,6 +117,12 @@ impl RuleMeta {
     pub(crate) fn finding(&self, span: Range<usize>, message: impl Into<String>) -> Finding {
         Finding::new(Diagnostic::new(self.code, self.severity, span, message))
     }
+}
+
+/// The role a body line starts a message with in `profile`, as the renderer splits it
+/// (`system:`, `# User[name=Bob]:`), or `None` when the line is not a role line.
+pub fn role_of(line: &str, profile: prompty_syntax::Profile) -> Option<&'static str> {
+    body::role_of(line, profile)
 }
 
 /// Every rule, in code order.

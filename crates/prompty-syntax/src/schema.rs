@@ -18,9 +18,9 @@ pub fn front_matter_schema() -> Value {
         "type": "object",
         "properties": {
             "name": {"type": "string", "description": "The prompt's name."},
-            "displayName": {"type": "string"},
-            "description": {"type": "string"},
-            "version": {"type": ["string", "number"]},
+            "displayName": {"type": "string", "description": "A human-readable name for tools that list prompts."},
+            "description": {"type": "string", "description": "What the prompt does, for the people and tools that pick it."},
+            "version": {"type": ["string", "number"], "description": "The prompt's own version, free-form."},
             "metadata": {
                 "type": "object",
                 "description": "Free-form metadata. `metadata.evaluator` configures prompty-eval.",
@@ -37,17 +37,19 @@ pub fn front_matter_schema() -> Value {
             "inputs": {"$ref": "#/$defs/properties", "description": "Inputs the template reads."},
             "outputs": {"$ref": "#/$defs/properties", "description": "Structured output of the model."},
             "tools": {
+                "description": "Tools the model may call: functions, MCP servers, OpenAPI specifications or custom kinds.",
                 "oneOf": [
                     {"type": "array", "items": {"$ref": "#/$defs/tool"}},
                     {"type": "object", "additionalProperties": {"$ref": "#/$defs/tool"}}
                 ]
             },
             "template": {
+                "description": "How the body is rendered: the template engine (`format`) and the role-line parser (`parser`).",
                 "oneOf": [
                     {
                         "type": "object",
                         "properties": {
-                            "format": {"oneOf": [{"$ref": "#/$defs/format"}, {
+                            "format": {"description": "The template engine, by name or as a mapping with `kind`.", "oneOf": [{"$ref": "#/$defs/format"}, {
                                 "type": "object",
                                 "properties": {
                                     "kind": {"$ref": "#/$defs/format"},
@@ -56,7 +58,7 @@ pub fn front_matter_schema() -> Value {
                                 },
                                 "required": ["kind"]
                             }]},
-                            "parser": {"oneOf": [{"const": "prompty"}, {
+                            "parser": {"description": "How rendered text is split into messages at role lines.", "oneOf": [{"const": "prompty"}, {
                                 "type": "object",
                                 "properties": {"kind": {"const": "prompty"}, "options": {"type": "object"}},
                                 "required": ["kind"]
@@ -71,26 +73,27 @@ pub fn front_matter_schema() -> Value {
             "authors": {"type": "array", "items": {"type": "string"}, "description": "v1 (v2: metadata.authors)."}
         },
         "$defs": {
-            "format": {"enum": ["jinja2", "mustache", "handlebars"]},
+            "format": {"enum": ["jinja2", "mustache", "handlebars"], "description": "The template engine: `jinja2` (the default), `mustache` or `handlebars`."},
             "model": {
                 "type": "object",
                 "properties": {
-                    "id": {"type": "string"},
-                    "provider": {"type": "string", "examples": ["openai", "azure", "anthropic", "foundry"]},
-                    "apiType": {"type": "string", "examples": ["chat", "responses", "embedding", "image"]},
+                    "id": {"type": "string", "description": "The model or deployment id sent to the provider."},
+                    "provider": {"type": "string", "description": "Who serves the model; decides the request format.", "examples": ["openai", "azure", "anthropic", "foundry"]},
+                    "apiType": {"type": "string", "description": "Which API of the provider to call.", "examples": ["chat", "responses", "embedding", "image"]},
                     "connection": {"$ref": "#/$defs/connection"},
                     "options": {
                         "type": "object",
+                        "description": "Generation options, translated to each provider's parameter names.",
                         "properties": {
-                            "temperature": {"type": "number"},
-                            "maxOutputTokens": {"type": "integer"},
-                            "topP": {"type": "number"},
-                            "topK": {"type": "integer"},
-                            "frequencyPenalty": {"type": "number"},
-                            "presencePenalty": {"type": "number"},
-                            "seed": {"type": "integer"},
-                            "stopSequences": {"type": "array", "items": {"type": "string"}},
-                            "allowMultipleToolCalls": {"type": "boolean"},
+                            "temperature": {"type": "number", "description": "Sampling temperature: higher is more varied, 0 is near-deterministic."},
+                            "maxOutputTokens": {"type": "integer", "description": "The most tokens the model may generate."},
+                            "topP": {"type": "number", "description": "Nucleus sampling: only the most likely tokens whose probabilities add up to this."},
+                            "topK": {"type": "integer", "description": "Sample only from this many most likely tokens."},
+                            "frequencyPenalty": {"type": "number", "description": "Penalizes tokens by how often they already appeared."},
+                            "presencePenalty": {"type": "number", "description": "Penalizes tokens that already appeared at all."},
+                            "seed": {"type": "integer", "description": "A seed for providers that can repeat a sampling."},
+                            "stopSequences": {"type": "array", "items": {"type": "string"}, "description": "Generation stops at any of these strings."},
+                            "allowMultipleToolCalls": {"type": "boolean", "description": "Whether the model may call several tools in one turn."},
                             "additionalProperties": {"type": "object", "description": "Passed to the provider as written."}
                         },
                         "additionalProperties": false
@@ -103,8 +106,9 @@ pub fn front_matter_schema() -> Value {
             },
             "connection": {
                 "type": "object",
+                "description": "How to reach the model: a `kind` and the fields of that kind.",
                 "properties": {
-                    "kind": {"type": "string", "examples": ["key", "reference", "remote", "anonymous", "foundry", "oauth"]},
+                    "kind": {"type": "string", "description": "The kind of connection; decides which other fields apply.", "examples": ["key", "reference", "remote", "anonymous", "foundry", "oauth"]},
                     "endpoint": {"type": "string"},
                     "apiKey": {"type": "string"},
                     "name": {"type": "string"},
@@ -133,17 +137,17 @@ pub fn front_matter_schema() -> Value {
             "property": {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string"},
-                    "kind": {"enum": kinds},
-                    "description": {"type": "string"},
-                    "required": {"type": "boolean"},
-                    "nullable": {"type": "boolean"},
-                    "default": {},
+                    "name": {"type": "string", "description": "The name the template reads the value by (list form)."},
+                    "kind": {"enum": kinds, "description": "The value's type. `thread`, `image`, `file` and `audio` are rich inputs, expanded into message parts."},
+                    "description": {"type": "string", "description": "What the value is, for callers and tools."},
+                    "required": {"type": "boolean", "description": "Rendering fails when no value is given and there is no default."},
+                    "nullable": {"type": "boolean", "description": "Whether `null` is an acceptable value."},
+                    "default": {"description": "The value used when the caller gives none."},
                     "example": {"description": "Documentation only; never used at run time."},
-                    "enumValues": {"type": "array"},
-                    "strict": {"type": "boolean"},
-                    "items": {"$ref": "#/$defs/property"},
-                    "properties": {"$ref": "#/$defs/properties"},
+                    "enumValues": {"type": "array", "description": "The only values allowed."},
+                    "strict": {"type": "boolean", "description": "Whether role lines inside this value are checked against injection (default true)."},
+                    "items": {"$ref": "#/$defs/property", "description": "The element type of an `array`."},
+                    "properties": {"$ref": "#/$defs/properties", "description": "The fields of an `object`."},
                     "oneOf": {"type": "array", "items": {"$ref": "#/$defs/property"}},
                     "anyOf": {"type": "array", "items": {"$ref": "#/$defs/property"}},
                     "type": {"type": "string", "description": "v1 (v2: kind)."},
@@ -154,12 +158,12 @@ pub fn front_matter_schema() -> Value {
             "tool": {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string"},
-                    "kind": {"type": "string", "examples": ["function", "mcp", "openapi"]},
-                    "description": {"type": "string"},
-                    "parameters": {"$ref": "#/$defs/properties"},
+                    "name": {"type": "string", "description": "The name the model calls the tool by."},
+                    "kind": {"type": "string", "description": "`function`, `mcp`, `openapi`, or a custom kind.", "examples": ["function", "mcp", "openapi"]},
+                    "description": {"type": "string", "description": "What the tool does, as the model reads it."},
+                    "parameters": {"$ref": "#/$defs/properties", "description": "The function's parameters."},
                     "strict": {"type": "boolean"},
-                    "bindings": {"type": ["object", "array"]},
+                    "bindings": {"type": ["object", "array"], "description": "Parameters filled from inputs instead of by the model."},
                     "connection": {"$ref": "#/$defs/connection"},
                     "serverName": {"type": "string"},
                     "serverDescription": {"type": "string"},

@@ -1,4 +1,4 @@
-//! `prompty.toml`: which codes `prompty check` reports, per path.
+//! `prompty.toml`: which codes `prompty check` and `prompty lsp` report, per path.
 //!
 //! ```toml
 //! [lint]
@@ -13,6 +13,9 @@
 //!
 //! The file is found by walking up from each checked file's folder; the nearest one wins.
 //! Per-path entries apply in order after the top-level lists.
+//!
+//! The crate does no process I/O: files are found and read through a
+//! [`Host`](prompty_syntax::Host), the same window on the file system the loader uses.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -20,15 +23,16 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobMatcher};
 use prompty_lint::Selection;
+use prompty_syntax::{Host, HostError};
 use serde::Deserialize;
 use toml::Spanned;
 
 /// The configuration file's name.
-pub(crate) const FILE_NAME: &str = "prompty.toml";
+pub const FILE_NAME: &str = "prompty.toml";
 
 /// A loaded `prompty.toml`.
 #[derive(Debug)]
-pub(crate) struct Config {
+pub struct Config {
     /// The folder globs are relative to.
     dir: PathBuf,
     select: Option<Vec<String>>,
@@ -66,9 +70,12 @@ struct RawPerPath {
 
 /// A configuration error: where and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ConfigError {
-    pub(crate) message: String,
+pub struct ConfigError {
+    /// `path:line:col: what` and a `help:` line.
+    pub message: String,
 }
+
+impl std::error::Error for ConfigError {}
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,31 +112,34 @@ fn codes(path: &Path, text: &str, list: Option<Vec<Spanned<String>>>) -> Result<
 }
 
 impl Config {
-    /// Reads and validates `path`.
-    pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
-        let cannot = |why: String| ConfigError { message: format!("{}: {why}", path.display()) };
-        let file = std::fs::File::open(path)
-            .map_err(|e| cannot(format!("cannot read the configuration: {}", crate::inputs::describe_io(&e))))?;
-        let bytes = crate::inputs::read_limited(file).map_err(cannot)?;
-        let text = String::from_utf8(bytes).map_err(|_| cannot("the configuration is not UTF-8 text".to_owned()))?;
-        let raw: RawFile = toml::from_str(&text).map_err(|e| {
+    /// Reads and validates `path` through `host`.
+    pub fn load(path: &Path, host: &dyn Host) -> Result<Config, ConfigError> {
+        let text = host
+            .read_to_string(path)
+            .map_err(|e| ConfigError { message: format!("{}: cannot read the configuration: {e}", path.display()) })?;
+        Self::parse(path, &text)
+    }
+
+    /// Validates the text of the configuration file at `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let raw: RawFile = toml::from_str(text).map_err(|e| {
             let message = e.message().trim().to_owned();
             let help = if message.contains("unknown field") {
                 "`[lint]` takes `select`, `ignore` and `[[lint.per-path]]` entries with `glob`, `select`, `ignore`"
             } else {
                 "fix the TOML syntax"
             };
-            located(path, &text, e.span(), &message, help)
+            located(path, text, e.span(), &message, help)
         })?;
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let Some(lint) = raw.lint else {
             return Ok(Config { dir, select: None, ignore: Vec::new(), per_path: Vec::new() });
         };
         let select = match lint.select {
-            Some(list) => Some(codes(path, &text, Some(list))?),
+            Some(list) => Some(codes(path, text, Some(list))?),
             None => None,
         };
-        let ignore = codes(path, &text, lint.ignore)?;
+        let ignore = codes(path, text, lint.ignore)?;
         let mut per_path = Vec::new();
         for entry in lint.per_path.unwrap_or_default() {
             let span = entry.glob.span();
@@ -139,7 +149,7 @@ impl Config {
                 .map_err(|e| {
                     located(
                         path,
-                        &text,
+                        text,
                         Some(span),
                         &format!("invalid glob `{glob}`: {}", e.kind()),
                         "write a glob relative to this file's folder, e.g. `prompts/legacy/**`",
@@ -148,23 +158,23 @@ impl Config {
                 .compile_matcher();
             per_path.push(PerPath {
                 matcher,
-                select: codes(path, &text, entry.select)?,
-                ignore: codes(path, &text, entry.ignore)?,
+                select: codes(path, text, entry.select)?,
+                ignore: codes(path, text, entry.ignore)?,
             });
         }
         Ok(Config { dir, select, ignore, per_path })
     }
 
     /// The codes to report for `file`.
-    pub(crate) fn selection(&self, file: &Path) -> Selection {
+    pub fn selection(&self, file: &Path, host: &dyn Host) -> Selection {
         // The selectors were checked when the file was loaded.
         let mut s = match &self.select {
             Some(list) => Selection::only(list).unwrap_or_default(),
             None => Selection::all(),
         };
         let _ = s.ignore(&self.ignore);
-        let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-        let dir = std::fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        let absolute = host.canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let dir = host.canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
         let relative = absolute.strip_prefix(&dir).unwrap_or(&absolute);
         for entry in &self.per_path {
             if entry.matcher.is_match(relative) {
@@ -178,7 +188,7 @@ impl Config {
 
 /// Finds and caches the nearest `prompty.toml` above each file.
 #[derive(Default)]
-pub(crate) struct Configs {
+pub struct Configs {
     /// Configuration file per folder searched (`None`: no file up from there).
     by_dir: HashMap<PathBuf, Option<PathBuf>>,
     loaded: HashMap<PathBuf, Config>,
@@ -187,22 +197,32 @@ pub(crate) struct Configs {
 impl Configs {
     /// The selection for `file`: from `explicit` when given, else from the nearest
     /// `prompty.toml` above it, else everything.
-    pub(crate) fn selection(&mut self, file: &Path, explicit: Option<&Path>) -> Result<Selection, ConfigError> {
+    pub fn selection(
+        &mut self,
+        file: &Path,
+        explicit: Option<&Path>,
+        host: &dyn Host,
+    ) -> Result<Selection, ConfigError> {
         let path = match explicit {
             Some(p) => Some(p.to_path_buf()),
-            None => self.find(file),
+            None => self.find(file, host),
         };
         let Some(path) = path else { return Ok(Selection::all()) };
         if !self.loaded.contains_key(&path) {
-            let config = Config::load(&path)?;
+            let config = Config::load(&path, host)?;
             self.loaded.insert(path.clone(), config);
         }
-        Ok(self.loaded.get(&path).map_or_else(Selection::all, |c| c.selection(file)))
+        Ok(self.loaded.get(&path).map_or_else(Selection::all, |c| c.selection(file, host)))
     }
 
-    fn find(&mut self, file: &Path) -> Option<PathBuf> {
-        let absolute = std::fs::canonicalize(file).ok()?;
-        let start = absolute.parent()?.to_path_buf();
+    /// The configuration file that applies to `file`: the nearest `prompty.toml` in its
+    /// folder or above. A file that does not exist yet (an unsaved editor buffer) is looked
+    /// up from its folder.
+    pub fn find(&mut self, file: &Path, host: &dyn Host) -> Option<PathBuf> {
+        let start = match host.canonicalize(file) {
+            Ok(absolute) => absolute.parent()?.to_path_buf(),
+            Err(_) => host.canonicalize(file.parent().filter(|p| !p.as_os_str().is_empty())?).ok()?,
+        };
         let mut visited = Vec::new();
         let mut dir = Some(start.as_path());
         let mut found = None;
@@ -213,7 +233,7 @@ impl Configs {
             }
             visited.push(d.to_path_buf());
             let candidate = d.join(FILE_NAME);
-            if candidate.is_file() {
+            if exists(host, &candidate) {
                 found = Some(candidate);
                 break;
             }
@@ -226,57 +246,63 @@ impl Configs {
     }
 }
 
+/// Whether a configuration file is at `path`. Anything there but a missing path or a
+/// special file counts, so that an unreadable configuration (or a folder named
+/// `prompty.toml`) is reported rather than skipped.
+fn exists(host: &dyn Host, path: &Path) -> bool {
+    !matches!(host.read(path), Err(HostError::NotFound | HostError::NotAFile))
+}
+
 #[cfg(test)]
 mod tests {
+    use prompty_syntax::MapHost;
+
     use super::*;
-
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let p = dir.join(name);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("prompty-config-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        dir
-    }
 
     #[test]
     fn per_path_ignores() {
-        let dir = temp("per-path");
-        let cfg = write(
-            &dir,
-            FILE_NAME,
-            "[lint]\nignore = [\"PL019\"]\n[[lint.per-path]]\nglob = \"legacy/**\"\nignore = [\"P030\", \"unused-input\"]\n",
-        );
-        let legacy = write(&dir, "legacy/a/x.prompty", "");
-        let other = write(&dir, "new/x.prompty", "");
+        let host = MapHost::new()
+            .with_file(
+                "/w/prompty.toml",
+                "[lint]\nignore = [\"PL019\"]\n[[lint.per-path]]\nglob = \"legacy/**\"\nignore = [\"P030\", \"unused-input\"]\n",
+            )
+            .with_file("/w/legacy/a/x.prompty", "")
+            .with_file("/w/new/x.prompty", "");
+        let legacy = Path::new("/w/legacy/a/x.prompty");
+        let other = Path::new("/w/new/x.prompty");
         let mut configs = Configs::default();
-        let s = configs.selection(&legacy, None).expect("config");
+        let s = configs.selection(legacy, None, &host).expect("config");
         assert!(!s.is_selected("P030") && !s.is_selected("PL002") && !s.is_selected("PL019"));
-        let s = configs.selection(&other, None).expect("config");
+        let s = configs.selection(other, None, &host).expect("config");
         assert!(s.is_selected("P030") && s.is_selected("PL002") && !s.is_selected("PL019"));
-        assert!(configs.find(&other) == Some(cfg));
-        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(configs.find(other, &host), Some(PathBuf::from("/w/prompty.toml")));
+        // The nearest file wins.
+        let host = host.with_file("/w/legacy/prompty.toml", "");
+        assert_eq!(Configs::default().find(legacy, &host), Some(PathBuf::from("/w/legacy/prompty.toml")));
+        assert!(Configs::default().selection(legacy, None, &host).expect("config").is_selected("PL002"));
+    }
+
+    #[test]
+    fn no_file_selects_everything() {
+        let host = MapHost::new().with_file("/w/a.prompty", "");
+        let mut configs = Configs::default();
+        assert_eq!(configs.find(Path::new("/w/a.prompty"), &host), None);
+        assert_eq!(configs.selection(Path::new("/w/a.prompty"), None, &host), Ok(Selection::all()));
     }
 
     #[test]
     fn errors_name_file_line_and_fix() {
-        let dir = temp("errors");
-        let cfg = write(&dir, FILE_NAME, "[lint]\nselect = [\"PL001\",\n  \"unused-inputs\"]\n");
-        let err = Config::load(&cfg).expect_err("bad code");
-        assert!(err.message.ends_with(":3:3: `unused-inputs` matches no code\n  help: did you mean `unused-input`? (run `prompty check --list-rules` for every code)"), "{}", err.message);
-        let cfg = write(&dir, FILE_NAME, "[lint]\nselct = []\n");
-        let err = Config::load(&cfg).expect_err("bad key");
+        let cfg = Path::new("/w/prompty.toml");
+        let err = Config::parse(cfg, "[lint]\nselect = [\"PL001\",\n  \"unused-inputs\"]\n").expect_err("bad code");
+        assert_eq!(
+            err.message,
+            "/w/prompty.toml:3:3: `unused-inputs` matches no code\n  help: did you mean `unused-input`? (run `prompty check --list-rules` for every code)"
+        );
+        let err = Config::parse(cfg, "[lint]\nselct = []\n").expect_err("bad key");
         assert!(err.message.contains(":2:1: unknown field `selct`"), "{}", err.message);
-        let cfg = write(&dir, FILE_NAME, "[[lint.per-path]]\nglob = \"a/[b\"\n");
-        let err = Config::load(&cfg).expect_err("bad glob");
+        let err = Config::parse(cfg, "[[lint.per-path]]\nglob = \"a/[b\"\n").expect_err("bad glob");
         assert!(err.message.contains(":2:8: invalid glob `a/[b`"), "{}", err.message);
-        let _ = std::fs::remove_dir_all(&dir);
+        let err = Config::load(cfg, &MapHost::new()).expect_err("missing");
+        assert_eq!(err.message, "/w/prompty.toml: cannot read the configuration: no such file");
     }
 }

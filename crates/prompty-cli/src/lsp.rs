@@ -1,0 +1,45 @@
+//! `prompty lsp`: the language server on standard input and output.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use lsp_server::Connection;
+use prompty_lsp::{Options, Workspace};
+
+use crate::host::FsHost;
+
+#[derive(clap::Args)]
+pub(crate) struct LspArgs {
+    /// Speak the protocol on standard input and output (the only transport; accepted because
+    /// some clients pass it).
+    #[arg(long)]
+    stdio: bool,
+    /// Another folder `${file:}` references may read from (repeatable).
+    #[arg(long = "allow-root", value_name = "DIR")]
+    allow_roots: Vec<PathBuf>,
+    /// Use this configuration file for every document instead of the nearest `prompty.toml`.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: &LspArgs) -> ExitCode {
+    let _ = args.stdio;
+    let mut workspace = Workspace::new(Arc::new(FsHost));
+    workspace.allowed_roots.clone_from(&args.allow_roots);
+    workspace.config.clone_from(&args.config);
+    let (connection, io_threads) = Connection::stdio();
+    let outcome = prompty_lsp::run(&connection, Options::new(workspace));
+    drop(connection);
+    let io = io_threads.join();
+    let mut err = std::io::stderr().lock();
+    // A transport failure (unreadable input) is the cause of whatever the server saw.
+    let problem = match (outcome, io) {
+        (Ok(()), Ok(())) => return ExitCode::SUCCESS,
+        (_, Err(e)) => format!("reading the client's messages: {e}"),
+        (Err(e), Ok(())) => e.to_string(),
+    };
+    let _ = writeln!(err, "error: prompty lsp: {problem}");
+    ExitCode::from(1)
+}

@@ -1,0 +1,399 @@
+//! `prompty lsp` and `prompty fmt` through the binary: the server over real stdio (framed
+//! JSON-RPC) reports exactly what `prompty check` reports; headless Neovim, a real client,
+//! receives diagnostics, hover text and completion items; `fmt` rewrites and checks files.
+
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lsp_server::Message;
+use serde_json::{Value, json};
+
+/// How long a child process may take before the test kills it and fails.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+/// A fresh folder under the temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("prompty-lsp-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        Self(dir)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A file with loader and lint findings on lines with non-ASCII text before them, and a
+/// `prompty.toml` that turns one rule off.
+const BROKEN: &str = "---\nname: broken\ndescription: Ünïcödé 😀 everywhere\ninputs:\n  question:\n    kind: string\n    default: Où est Paris ?\n  unused: {kind: strng}\nmodel:\n  options:\n    max_tokens: 5\n---\nsytem:\nRéponds brièvement 😀 {{ topic }} — {{ question }}\nuser :  \n{{ question }}\n";
+
+fn file_uri(path: &Path) -> String {
+    let canonical = std::fs::canonicalize(path).expect("canonical path");
+    format!("file://{}", canonical.display()).replace(' ', "%20")
+}
+
+/// The LSP position of a 1-based (line, character column) of `text`.
+fn utf16_position(text: &str, line: u64, column: u64) -> Value {
+    let index = prompty_syntax_line_start(text, line as usize);
+    let line_text = text[index..].split('\n').next().unwrap_or("");
+    let prefix: String = line_text.chars().take(column as usize - 1).collect();
+    json!({"line": line - 1, "character": prefix.encode_utf16().count()})
+}
+
+fn prompty_syntax_line_start(text: &str, line: usize) -> usize {
+    text.split_inclusive('\n').take(line - 1).map(str::len).sum()
+}
+
+struct Server {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    messages: std::sync::mpsc::Receiver<Message>,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+            .args(["lsp", "--stdio"])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("prompty lsp starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, messages) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Ok(Some(msg)) = Message::read(&mut reader) {
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, stdin, messages }
+    }
+
+    fn send(&mut self, value: Value) {
+        let msg: Message = serde_json::from_value(value).expect("a JSON-RPC message");
+        msg.write(&mut self.stdin).expect("the server reads");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn next(&self, want: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + HANG_GUARD;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let msg = self.messages.recv_timeout(left).expect("the server answers in time");
+            let value = serde_json::to_value(msg).expect("serializable");
+            if want(&value) {
+                return value;
+            }
+        }
+    }
+
+    fn wait(mut self) -> Option<i32> {
+        let deadline = Instant::now() + HANG_GUARD;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("prompty lsp did not exit after `exit`");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn lsp_over_stdio_reports_what_check_reports() {
+    let tmp = TempDir::new("stdio");
+    tmp.write("prompty.toml", "[lint]\nignore = [\"PL019\"]\n");
+    let file = tmp.write("prompts/broken.prompty", BROKEN);
+
+    // What `prompty check` says, with the same configuration.
+    let check = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["check", "--format", "json", "prompts/broken.prompty"])
+        .current_dir(&tmp.0)
+        .output()
+        .expect("check runs");
+    let expected: Vec<(String, Value, Value)> = String::from_utf8_lossy(&check.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .map(|d| {
+            let n = |k: &str| d.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let code = d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
+            (
+                code,
+                utf16_position(BROKEN, n("line"), n("column")),
+                utf16_position(BROKEN, n("end_line"), n("end_column")),
+            )
+        })
+        .collect();
+    assert!(expected.len() >= 4, "{expected:?}");
+    assert!(!expected.iter().any(|(c, _, _)| c == "PL019"), "the configuration applies to check");
+
+    let mut server = Server::start(&tmp.0);
+    let uri = file_uri(&file);
+    let root = file_uri(&tmp.0);
+    server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": root, "capabilities": {}}}));
+    let init = server.next(|m| m.get("id") == Some(&json!(1)));
+    assert_eq!(init.pointer("/result/serverInfo/name"), Some(&json!("prompty")), "{init}");
+    server.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "prompty", "version": 1, "text": BROKEN}}}));
+    let published = server.next(|m| m.get("method") == Some(&json!("textDocument/publishDiagnostics")));
+    let got: Vec<(String, Value, Value)> = published
+        .pointer("/params/diagnostics")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let code = d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
+            (
+                code,
+                d.pointer("/range/start").cloned().unwrap_or_default(),
+                d.pointer("/range/end").cloned().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+
+    server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    server.next(|m| m.get("id") == Some(&json!(2)));
+    server.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(server.wait(), Some(0));
+}
+
+fn prompt_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the conformance data must sit beside the project)", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            prompt_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "prompty") {
+            out.push(p);
+        }
+    }
+}
+
+/// (code, start, end) per diagnostic, positions as LSP ranges.
+type Found = Vec<(String, Value, Value)>;
+
+#[test]
+fn lsp_matches_check_on_every_prompt_we_have() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    prompt_files(&root.join("prompts"), &mut files);
+    prompt_files(&root.join("../shared/conformance"), &mut files);
+    prompt_files(&root.join("crates/prompty-lint/tests/fixtures"), &mut files);
+    assert!(files.len() > 50, "{} files", files.len());
+    let check = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["check", "--format", "json"])
+        .args(&files)
+        .output()
+        .expect("check runs");
+    let mut expected: std::collections::BTreeMap<String, Found> = std::collections::BTreeMap::new();
+    for line in String::from_utf8_lossy(&check.stdout).lines() {
+        let d: Value = serde_json::from_str(line).expect("JSON line");
+        let file = d.get("file").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let text = std::fs::read_to_string(&file).expect("UTF-8 prompt");
+        let n = |k: &str| d.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let code = d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let found = (
+            code,
+            utf16_position(&text, n("line"), n("column")),
+            utf16_position(&text, n("end_line"), n("end_column")),
+        );
+        expected.entry(file).or_default().push(found);
+    }
+    assert!(expected.len() > 10, "findings in {} files", expected.len());
+
+    let mut server = Server::start(&root);
+    server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    server.next(|m| m.get("id") == Some(&json!(1)));
+    server.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let mut compared = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("UTF-8 prompt");
+        let uri = file_uri(file);
+        server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "prompty", "version": 1, "text": text}}}));
+        let published = server.next(|m| {
+            m.get("method") == Some(&json!("textDocument/publishDiagnostics"))
+                && m.pointer("/params/uri") == Some(&json!(uri))
+        });
+        let got: Found = published
+            .pointer("/params/diagnostics")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|d| {
+                let code = d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
+                (
+                    code,
+                    d.pointer("/range/start").cloned().unwrap_or_default(),
+                    d.pointer("/range/end").cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let want = expected.get(&file.display().to_string()).cloned().unwrap_or_default();
+        assert_eq!(got, want, "{}", file.display());
+        compared += got.len();
+        server.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}}),
+        );
+    }
+    assert!(compared > 50, "{compared} diagnostics compared");
+    server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    server.next(|m| m.get("id") == Some(&json!(2)));
+    server.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(server.wait(), Some(0));
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
+}
+
+#[test]
+fn neovim_receives_diagnostics_hover_and_completion() {
+    let Some(nvim) = which("nvim") else {
+        eprintln!("skipped: nvim not found (apt-get install -y neovim; .ci/run installs it)");
+        return;
+    };
+    let tmp = TempDir::new("nvim");
+    let text = "---\nname: nvim\ninputs:\n  question:\n    kind: string\n    description: What the user asks.\n---\nsytem:\nÀ bientôt 😀 {{ topic }}\nuser:\n{{ question }}\n";
+    let file = tmp.write("a.prompty", text);
+    let out = tmp.0.join("out.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
+    let mut child = Command::new(nvim)
+        .args(["--headless", "--clean", "-n", "-i", "NONE", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("PROMPTY_BIN", env!("CARGO_BIN_EXE_prompty"))
+        .env("PROMPTY_FILE", &file)
+        .env("PROMPTY_OUT", &out)
+        // On `question` in `{{ question }}` (line 10, 0-based), and just after its `{{ `.
+        .env("HOVER_LINE", "10")
+        .env("HOVER_CHAR", "4")
+        .env("COMPLETE_LINE", "10")
+        .env("COMPLETE_CHAR", "3")
+        .current_dir(&tmp.0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nvim starts");
+    let deadline = Instant::now() + HANG_GUARD;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("nvim did not finish within {HANG_GUARD:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let report = std::fs::read_to_string(&out).unwrap_or_else(|_| panic!("nvim wrote no report (exit {status})"));
+    let report: Value = serde_json::from_str(&report).expect("JSON report");
+    assert_eq!(report.get("ok"), Some(&json!(true)), "{report}");
+    assert!(status.success(), "{status} {report}");
+
+    // Neovim converts the server's UTF-16 columns to byte columns: `topic` after `À bientôt 😀 {{ `.
+    let line8 = text.lines().nth(8).unwrap_or_default();
+    let topic_byte = line8.find("topic").unwrap_or_default();
+    let diagnostics = report.get("diagnostics").and_then(Value::as_array).cloned().unwrap_or_default();
+    let summary: Vec<(u64, u64, String)> = diagnostics
+        .iter()
+        .map(|d| {
+            let n = |k: &str| d.get(k).and_then(Value::as_u64).unwrap_or(u64::MAX);
+            (n("lnum"), n("col"), d.get("code").and_then(Value::as_str).unwrap_or_default().to_owned())
+        })
+        .collect();
+    assert_eq!(summary, [(7, 0, "PL007".to_owned()), (8, topic_byte as u64, "PL001".to_owned())], "{report}");
+    assert!(diagnostics.iter().all(|d| d.get("source") == Some(&json!("prompty"))), "{report}");
+
+    let hover = report.get("hover").and_then(Value::as_str).unwrap_or_default();
+    assert!(hover.starts_with("**`question`**: input, `string`") && hover.contains("What the user asks."), "{hover}");
+    let completion = report.get("completion").cloned().unwrap_or_default();
+    assert_eq!(completion, json!(["question"]), "{report}");
+    assert_eq!(report.get("stopped"), Some(&json!(true)), "the server exits when the client stops it");
+}
+
+#[test]
+fn fmt_rewrites_and_checks() {
+    let tmp = TempDir::new("fmt");
+    let messy = "---\nmodel: gpt-4o\nname: t\n---\nuser :\nhi\n";
+    let a = tmp.write("p/a.prompty", messy);
+    let clean = tmp.write("p/b.prompty", "---\nname: t\n---\nuser:\nhi\n");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_prompty")).args(args).current_dir(&tmp.0).output().expect("fmt runs")
+    };
+    let out = run(&["fmt", "--check", "p"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "would reformat: p/a.prompty\n1 file would be reformatted, 1 file left unchanged\n"
+    );
+    assert_eq!(std::fs::read_to_string(&a).ok().as_deref(), Some(messy), "--check changes nothing");
+    let out = run(&["fmt", "p"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "reformatted: p/a.prompty\n1 file reformatted, 1 file left unchanged\n"
+    );
+    assert_eq!(std::fs::read_to_string(&a).ok().as_deref(), Some("---\nname: t\nmodel: gpt-4o\n---\nuser:\nhi\n"));
+    assert_eq!(run(&["fmt", "--check", "p"]).status.code(), Some(0));
+    assert!(clean.exists());
+    // A file that does not load is left as written, with the reason.
+    tmp.write("q/bad.prompty", "---\nname: [\n---\nuser:\n");
+    let out = run(&["fmt", "q"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("note: q/bad.prompty: the file does not load as a prompt"));
+    let out = run(&["fmt", "missing"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn lsp_explains_a_client_that_goes_away_or_sends_garbage() {
+    for (input, want) in [
+        ("", "error: prompty lsp: the client closed the connection before `initialize`\n"),
+        ("Content-Length: 5\r\n\r\nhello", "error: prompty lsp: reading the client's messages: malformed LSP payload"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("prompty lsp starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.as_bytes()).expect("write");
+        drop(stdin);
+        let out = child.wait_with_output().expect("exits");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with(want), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+}
