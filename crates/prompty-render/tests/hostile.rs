@@ -626,10 +626,10 @@ fn jinja_output_cap_counts_captured_and_discarded_text() {
 
 #[test]
 fn jinja_printing_a_huge_lazy_list_stops_at_the_output_cap() {
-    // A list repeated 100 million times is one lazy value; printing it stops at the cap
-    // instead of building the whole text first.
+    // A list repeated 10 million times (the most minijinja repeats) is one lazy value;
+    // printing it stops at the cap instead of building the whole text first.
     let limits = TEST_LIMITS.with_max_output(1 << 20);
-    for body in ["{{ ['x'] * 100000000 }}", "{% set s %}{{ ['x'] * 100000000 }}{% endset %}"] {
+    for body in ["{{ ['x'] * 10000000 }}", "{% set s %}{{ ['x'] * 10000000 }}{% endset %}"] {
         let (k, msg) = kind(prepare_with("", "jinja2", &format!("user:\n{body}"), &Map::new(), limits));
         assert_eq!(k, ErrorKind::Limit, "{body}: {msg}");
         assert!(msg.starts_with("rendered output exceeds the limit of 1048576 bytes"), "{msg}");
@@ -710,4 +710,41 @@ fn templates_at_the_nesting_limit_compile_and_render_on_a_small_stack() {
     assert_eq!(filters.expect("filters render"), 1);
     assert_eq!(hbs.map_err(|e| e.kind()), Err(ErrorKind::TemplateRender), "concat is not a helper");
     assert_eq!(mustache.expect("sections render"), 1);
+}
+
+/// A lazily repeated list (`['x'] * 10**7`, the most minijinja repeats here) costs nothing until something walks it: every
+/// walk (comparison, `in`, filters and methods that collect it) stops within the budget.
+#[test]
+fn jinja_lazy_sequences_are_walked_within_the_budget() {
+    for expr in [
+        "(['x'] * 10000000) == (['x'] * 10000000)",
+        "(['x'] * 10000000) != (['x'] * 10000000)",
+        "q * 10000000 == q * 10000000",
+        "[(['x'] * 10000)] * 1000 == [(['x'] * 10000)] * 1000",
+        "{'a': (['x'] * 10000000)} == {'a': (['x'] * 10000000)}",
+        "'x' in (['y'] * 10000000)",
+        "(['x'] * 10000000)|last",
+        "(['x'] * 10000000)|random",
+        "(['x'] * 10000000)|slice(3)|list|length",
+        "(['x'] * 10000000)|join",
+        "((['x'] * 10000) * 1000)|join",
+        "(['x'] * 10000000)|string|length",
+        "'%s' % ((['x'] * 10000000),)",
+        "'{}'.format(['x'] * 10000000)",
+        "(['x'] * 10000000)|tojson",
+        "(['x'] * 10000000)|upper",
+    ] {
+        let start = Instant::now();
+        let fm = "inputs:\n  q: {kind: array, items: {kind: string}, default: ['x']}\n";
+        let result = prepare_with(fm, "jinja2", &format!("user:\n{{{{ {expr} }}}}"), &Map::new(), Limits::default());
+        let (k, msg) = kind(result);
+        assert_eq!(k, ErrorKind::Limit, "{expr}: {msg}");
+        assert!(start.elapsed() < HANG_GUARD, "{expr}: took {:?}", start.elapsed());
+    }
+    // Longer repetitions are refused when they are made.
+    let (k, msg) = kind(prepare("jinja2", "user:\n{{ (['x'] * 100000000)[-1] }}", &Map::new()));
+    assert_eq!((k, msg.as_str()), (ErrorKind::TemplateRender, "template error: repeated sequence is too large"));
+    // Small comparisons still fold and render as before.
+    let messages = prepare("jinja2", "user:\n{{ [1, 2] == [1, 2] }} {{ ['x'] * 3 != ['x', 'x', 'x'] }}", &Map::new());
+    assert_eq!(messages.expect("renders")[0].text_content(), "True False");
 }

@@ -20,36 +20,36 @@ pub(crate) fn install(env: &mut Environment<'_>) {
     }
     env.add_filter("string", |v: Value, a: Args| {
         bind("string", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::str_of(&v)))
+        Ok::<_, Error>(Value::from(py::str_of(&v)?))
     });
     env.add_filter("upper", |v: Value, a: Args| {
         bind("upper", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::str_of(&v).to_uppercase()))
+        Ok::<_, Error>(Value::from(py::str_of(&v)?.to_uppercase()))
     });
     env.add_filter("lower", |v: Value, a: Args| {
         bind("lower", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::str_of(&v).to_lowercase()))
+        Ok::<_, Error>(Value::from(py::str_of(&v)?.to_lowercase()))
     });
     env.add_filter("capitalize", |v: Value, a: Args| {
         bind("capitalize", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::capitalize(&py::str_of(&v))))
+        Ok::<_, Error>(Value::from(py::capitalize(&py::str_of(&v)?)))
     });
     env.add_filter("title", |v: Value, a: Args| {
         bind("title", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(title(&py::str_of(&v))))
+        Ok::<_, Error>(Value::from(title(&py::str_of(&v)?)))
     });
     env.add_filter("trim", trim);
     env.add_filter("replace", replace);
     env.add_filter("join", join);
     env.add_filter("safe", |v: Value, a: Args| {
         bind("safe", &a.into_values(), [])?;
-        Ok::<_, Error>(if v.is_safe() { v } else { Value::from_safe_string(py::str_of(&v)) })
+        Ok::<_, Error>(if v.is_safe() { v } else { Value::from_safe_string(py::str_of(&v)?) })
     });
     env.add_filter("escape", escape);
     env.add_filter("e", escape);
     env.add_filter("forceescape", |v: Value, a: Args| {
         bind("forceescape", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from_safe_string(html_escape(&py::str_of(&v))))
+        Ok::<_, Error>(Value::from_safe_string(html_escape(&py::str_of(&v)?)))
     });
     env.add_filter("int", int);
     env.add_filter("float", float);
@@ -79,13 +79,13 @@ pub(crate) fn install(env: &mut Environment<'_>) {
     env.add_filter("truncate", truncate);
     env.add_filter("wordcount", |v: Value, a: Args| {
         bind("wordcount", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(wordcount(&py::str_of(&v))))
+        Ok::<_, Error>(Value::from(wordcount(&py::str_of(&v)?)))
     });
     env.add_filter("wordwrap", wordwrap);
     env.add_filter("filesizeformat", filesizeformat);
     env.add_filter("striptags", |v: Value, a: Args| {
         bind("striptags", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(striptags(&py::str_of(&v))))
+        Ok::<_, Error>(Value::from(striptags(&py::str_of(&v)?)))
     });
     env.add_filter("urlencode", urlencode);
     env.add_filter("xmlattr", xmlattr);
@@ -137,7 +137,7 @@ fn is_regex_space(c: char) -> bool {
 
 fn trim(v: Value, a: Args) -> Result<Value, Error> {
     let [chars] = bind("trim", &a.into_values(), ["chars"])?;
-    let s = py::str_of(&v);
+    let s = py::str_of(&v)?;
     let chars = match &chars {
         None => None,
         Some(c) if c.is_none() => None,
@@ -156,7 +156,7 @@ fn replace(v: Value, a: Args) -> Result<Value, Error> {
         Some(c) if c.is_none() => -1,
         Some(c) => int_arg("replace", &c)?,
     };
-    Ok(Value::from(py_replace(&py::str_of(&v), &py::str_of(&old), &py::str_of(&new), count)))
+    Ok(Value::from(py_replace(&py::str_of(&v)?, &py::str_of(&old)?, &py::str_of(&new)?, count)))
 }
 
 /// Python `str.replace(old, new, count)`; a negative count replaces every occurrence.
@@ -183,13 +183,13 @@ pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i128) -> String {
 
 fn join(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let [sep, attribute] = bind("join", &a.into_values(), ["d", "attribute"])?;
-    let sep = sep.map(|s| py::str_of(&s)).unwrap_or_default();
+    let sep = sep.map(|s| py::str_of(&s)).transpose()?.unwrap_or_default();
     let mut items = py::iterate(&v)?;
     if let Some(attr) = attribute.filter(|a| !a.is_none()) {
         items = items.iter().map(|item| attr_get(state, item, &attr)).collect::<Result<_, _>>()?;
     }
     charge(state, items.len())?;
-    let parts: Vec<String> = items.iter().map(py::str_of).collect();
+    let parts: Vec<String> = items.iter().map(py::str_of).collect::<Result<_, _>>()?;
     Ok(Value::from(parts.join(&sep)))
 }
 
@@ -214,14 +214,14 @@ fn escape(v: Value, a: Args) -> Result<Value, Error> {
     if v.is_safe() {
         return Ok(v);
     }
-    Ok(Value::from_safe_string(html_escape(&py::str_of(&v))))
+    Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)))
 }
 
 fn center(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let [width] = bind("center", &a.into_values(), ["width"])?;
     let width = width.map(|w| int_arg("center", &w)).transpose()?.unwrap_or(80);
     printf::reserve(state, width.max(0) as u128)?;
-    Ok(Value::from(py_center(&py::str_of(&v), width, ' ')))
+    Ok(Value::from(py_center(&py::str_of(&v)?, width, ' ')))
 }
 
 /// Python `str.center(width, fill)`.
@@ -285,7 +285,7 @@ fn truncate(v: Value, a: Args) -> Result<Value, Error> {
     };
     let length = length.map(|l| int_arg("truncate", &l)).transpose()?.unwrap_or(255);
     let killwords = killwords.is_some_and(|k| k.is_true());
-    let end = end.map(|e| py::str_of(&e)).unwrap_or_else(|| "...".to_owned());
+    let end = end.map(|e| py::str_of(&e)).transpose()?.unwrap_or_else(|| "...".to_owned());
     let leeway = match leeway {
         None => 5,
         Some(l) if l.is_none() => 5,
@@ -341,7 +341,7 @@ fn wordwrap(v: Value, a: Args) -> Result<Value, Error> {
     let break_long = break_long.is_none_or(|b| b.is_true());
     let hyphens = break_on_hyphens.is_none_or(|b| b.is_true());
     let wrapstring = match wrapstring {
-        Some(w) if !w.is_none() => py::str_of(&w),
+        Some(w) if !w.is_none() => py::str_of(&w)?,
         _ => "\n".to_owned(),
     };
     let paragraphs: Vec<String> = py::splitlines(s, false)
@@ -537,8 +537,8 @@ fn html_unescape(s: &str) -> String {
 
 fn urlencode(v: Value, a: Args) -> Result<Value, Error> {
     bind("urlencode", &a.into_values(), [])?;
-    let quote = |v: &Value, for_qs: bool| -> String {
-        let s = py::str_of(v);
+    let quote = |v: &Value, for_qs: bool| -> Result<String, Error> {
+        let s = py::str_of(v)?;
         let mut out = String::with_capacity(s.len());
         for b in s.bytes() {
             match b {
@@ -548,18 +548,18 @@ fn urlencode(v: Value, a: Args) -> Result<Value, Error> {
                 _ => out.push_str(&format!("%{b:02X}")),
             }
         }
-        out
+        Ok(out)
     };
     match v.kind() {
         ValueKind::String | ValueKind::Number | ValueKind::Bool | ValueKind::None | ValueKind::Undefined => {
-            Ok(Value::from(quote(&v, false)))
+            Ok(Value::from(quote(&v, false)?))
         }
         ValueKind::Map => {
             let keys = py::iterate(&v)?;
             let parts: Vec<String> = keys
                 .iter()
-                .map(|k| format!("{}={}", quote(k, true), quote(&v.get_item(k).unwrap_or_default(), true)))
-                .collect();
+                .map(|k| Ok(format!("{}={}", quote(k, true)?, quote(&v.get_item(k).unwrap_or_default(), true)?)))
+                .collect::<Result<_, Error>>()?;
             Ok(Value::from(parts.join("&")))
         }
         _ => {
@@ -569,7 +569,7 @@ fn urlencode(v: Value, a: Args) -> Result<Value, Error> {
                 let [k, val] = pair.as_slice() else {
                     return Err(error("too many values to unpack (expected 2)"));
                 };
-                parts.push(format!("{}={}", quote(k, true), quote(val, true)));
+                parts.push(format!("{}={}", quote(k, true)?, quote(val, true)?));
             }
             Ok(Value::from(parts.join("&")))
         }
@@ -587,11 +587,11 @@ fn xmlattr(v: Value, a: Args) -> Result<Value, Error> {
         if value.is_none() || value.is_undefined() {
             continue;
         }
-        let k = py::str_of(&key);
+        let k = py::str_of(&key)?;
         if k.chars().any(|c| c.is_ascii_whitespace() || matches!(c, '/' | '>' | '=')) {
-            return Err(error(format!("Invalid character in attribute name: {}", py::repr_of(&key))));
+            return Err(error(format!("Invalid character in attribute name: {}", py::repr_of(&key)?)));
         }
-        items.push(format!("{}=\"{}\"", html_escape(&k), html_escape(&py::str_of(&value))));
+        items.push(format!("{}=\"{}\"", html_escape(&k), html_escape(&py::str_of(&value)?)));
     }
     let mut rv = items.join(" ");
     if autospace.is_none_or(|s| s.is_true()) && !rv.is_empty() {
@@ -738,7 +738,7 @@ fn float(v: Value, a: Args) -> Result<Value, Error> {
 fn round(v: Value, a: Args) -> Result<Value, Error> {
     let [precision, method] = bind("round", &a.into_values(), ["precision", "method"])?;
     let precision = precision.map(|p| int_arg("round", &p)).transpose()?.unwrap_or(0);
-    let method = method.map(|m| py::str_of(&m)).unwrap_or_else(|| "common".to_owned());
+    let method = method.map(|m| py::str_of(&m)).transpose()?.unwrap_or_else(|| "common".to_owned());
     if !matches!(method.as_str(), "common" | "ceil" | "floor") {
         return Err(error("method must be common, ceil or floor"));
     }
@@ -875,7 +875,7 @@ fn attr_get(_state: &State<'_, '_>, item: &Value, attribute: &Value) -> Result<V
     if let Some(i) = py::as_int(attribute) {
         return Ok(item.get_item(&Value::from(i)).unwrap_or_default());
     }
-    let path = py::str_of(attribute);
+    let path = py::str_of(attribute)?;
     let mut cur = item.clone();
     for part in path.split('.') {
         let key = match part.parse::<i64>() {
@@ -1079,7 +1079,7 @@ fn dictsort(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     if v.kind() != ValueKind::Map {
         return Err(error(format!("'{}' object has no attribute 'items'", py::type_name(&v))));
     }
-    let pos = match by.map(|b| py::str_of(&b)).as_deref() {
+    let pos = match by.map(|b| py::str_of(&b)).transpose()?.as_deref() {
         None | Some("key") => 0,
         Some("value") => 1,
         Some(_) => return Err(error("You can only sort by either \"key\" or \"value\"")),
@@ -1208,7 +1208,7 @@ fn format(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
         Some(_) => return Err(error("can't handle positional and keyword arguments at the same time")),
         None => Value::from(minijinja::value::Tuple::from(positional.to_vec())),
     };
-    Ok(Value::from(printf::format(state, &py::str_of(&v), &args)?))
+    Ok(Value::from(printf::format(state, &py::str_of(&v)?, &args)?))
 }
 
 fn tojson(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
@@ -1257,7 +1257,7 @@ fn json_dump(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) ->
                     out.push_str(&pyrepr::repr_float(x));
                 }
             } else {
-                out.push_str(&py::str_of(v));
+                out.push_str(&py::str_of(v)?);
             }
         }
         ValueKind::String => json_string(out, v.as_str().unwrap_or_default()),
@@ -1374,7 +1374,7 @@ fn pprint(v: &Value) -> Result<String, Error> {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    out.push_str(&py::repr_of(k));
+                    out.push_str(&py::repr_of(k)?);
                     out.push_str(": ");
                     sorted_repr(out, &v.get_item(k)?, depth + 1)?;
                 }
@@ -1395,7 +1395,7 @@ fn pprint(v: &Value) -> Result<String, Error> {
                 }
                 out.push(close);
             }
-            _ => out.push_str(&py::repr_of(v)),
+            _ => out.push_str(&py::repr_of(v)?),
         }
         Ok(())
     }

@@ -300,7 +300,7 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
         }
         "encode" => {
             let [encoding, _errors] = bind(name, args, ["encoding", "errors"])?;
-            match encoding.map(|e| py::str_of(&e).to_lowercase().replace(['-', '_'], "")) {
+            match encoding.map(|e| py::str_of(&e)).transpose()?.map(|e| e.to_lowercase().replace(['-', '_'], "")) {
                 None => Ok(Value::from_bytes(s.as_bytes().to_vec())),
                 Some(e) if e == "utf8" => Ok(Value::from_bytes(s.as_bytes().to_vec())),
                 Some(_) => Err(Error::from(ErrorKind::UnknownMethod)),
@@ -501,14 +501,17 @@ fn seq_method(value: &Value, name: &str, args: &[Value]) -> Result<Value, Error>
             let len = items.len();
             let start = start.map(|s| int_arg(name, &s)).transpose()?.map_or(0, |s| norm_index(s, len));
             let end = end.map(|e| int_arg(name, &e)).transpose()?.map_or(len, |e| norm_index(e, len));
-            items
+            let found = items
                 .iter()
                 .enumerate()
                 .skip(start)
                 .take(end.saturating_sub(start))
                 .find(|(_, v)| py::eq(v, &x))
-                .map(|(i, _)| Value::from(i))
-                .ok_or_else(|| error(format!("ValueError: {} is not in list", py::repr_of(&x))))
+                .map(|(i, _)| Value::from(i));
+            match found {
+                Some(i) => Ok(i),
+                None => Err(error(format!("ValueError: {} is not in list", py::repr_of(&x)?))),
+            }
         }
         "count" => {
             let [x] = bind(name, args, ["value"])?;

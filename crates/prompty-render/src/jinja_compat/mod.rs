@@ -49,9 +49,9 @@ fn install(env: &mut Environment<'_>) {
     env.add_function("cycler", |items: Rest<Value>| {
         Value::from_object(Cycler { items: items.0, pos: AtomicUsize::new(0) })
     });
-    env.add_function("joiner", |sep: Option<Value>| {
-        let sep = sep.map_or_else(|| ", ".to_owned(), |s| py::str_of(&s));
-        Value::from_object(Joiner { sep, used: AtomicBool::new(false) })
+    env.add_function("joiner", |sep: Option<Value>| -> Result<Value, Error> {
+        let sep = sep.map(|s| py::str_of(&s)).transpose()?.unwrap_or_else(|| ", ".to_owned());
+        Ok(Value::from_object(Joiner { sep, used: AtomicBool::new(false) }))
     });
 }
 

@@ -57,8 +57,8 @@ pub(crate) fn install(env: &mut Environment<'_>) {
                     | ValueKind::Bytes
             )
     });
-    env.add_test("lower", |v: Value| py::is_lower(&py::str_of(&v)));
-    env.add_test("upper", |v: Value| py::is_upper(&py::str_of(&v)));
+    env.add_test("lower", |v: Value| -> Result<bool, Error> { Ok(py::is_lower(&py::str_of(&v)?)) });
+    env.add_test("upper", |v: Value| -> Result<bool, Error> { Ok(py::is_upper(&py::str_of(&v)?)) });
     // Functions and macros; Jinja2's `Undefined` is callable too (calling it raises).
     env.add_test("callable", |v: Value| {
         !py::is_dict_view(&v) && matches!(v.kind(), ValueKind::Plain | ValueKind::Undefined)

@@ -196,9 +196,9 @@ fn conversion<'a>(
     }
     let arg = cx.next()?;
     let text = match ch {
-        's' => truncate(py::str_of(&arg), f.precision),
-        'r' => truncate(py::repr_of(&arg), f.precision),
-        'a' => truncate(py::ascii_of(&arg), f.precision),
+        's' => truncate(py::str_of(&arg)?, f.precision),
+        'r' => truncate(py::repr_of(&arg)?, f.precision),
+        'a' => truncate(py::ascii_of(&arg)?, f.precision),
         'd' | 'i' | 'u' => return finish(out, &f, integer(&arg, ch, &f)?, rest),
         'o' | 'x' | 'X' => return finish(out, &f, integer(&arg, ch, &f)?, rest),
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {

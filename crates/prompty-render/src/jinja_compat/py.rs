@@ -53,18 +53,52 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
 }
 
 /// Python `str()` (undefined is the empty string).
-pub(crate) fn str_of(v: &Value) -> String {
-    pyrepr::str_value(v)
+///
+/// Refused (an out-of-fuel error) for a value of more than [`MAX_ITEMS`] items: a lazily
+/// repeated list costs nothing until it is written out, and these conversions do not see
+/// the render's fuel.
+pub(crate) fn str_of(v: &Value) -> Result<String, Error> {
+    check_size(v)?;
+    Ok(pyrepr::str_value(v))
 }
 
-/// Python `repr()`.
-pub(crate) fn repr_of(v: &Value) -> String {
-    pyrepr::repr_value(v)
+/// Python `repr()`, refused like [`str_of`] for a value of more than [`MAX_ITEMS`] items.
+pub(crate) fn repr_of(v: &Value) -> Result<String, Error> {
+    check_size(v)?;
+    Ok(pyrepr::repr_value(v))
+}
+
+/// Counts the items of `v` (nested ones included), without walking a sequence that says it
+/// is longer than what is left; more than [`MAX_ITEMS`] is an error.
+fn check_size(v: &Value) -> Result<(), Error> {
+    fn visit(v: &Value, left: &mut usize) -> bool {
+        if !matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable) {
+            return true;
+        }
+        if v.len().is_some_and(|n| n > *left) {
+            return false;
+        }
+        let Ok(items) = v.try_iter() else { return true };
+        let map = v.kind() == ValueKind::Map;
+        for item in items {
+            if *left == 0 {
+                return false;
+            }
+            *left -= 1;
+            let value = if map { v.get_item(&item).unwrap_or_default() } else { item };
+            if !visit(&value, left) {
+                return false;
+            }
+        }
+        true
+    }
+    let mut left = MAX_ITEMS;
+    if visit(v, &mut left) { Ok(()) } else { Err(too_many_items()) }
 }
 
 /// Python `ascii()`: the repr with every non-ASCII character escaped.
-pub(crate) fn ascii_of(v: &Value) -> String {
-    let repr = repr_of(v);
+pub(crate) fn ascii_of(v: &Value) -> Result<String, Error> {
+    let repr = repr_of(v)?;
     let mut out = String::with_capacity(repr.len());
     for c in repr.chars() {
         let cp = u32::from(c);
@@ -78,7 +112,7 @@ pub(crate) fn ascii_of(v: &Value) -> String {
             out.push_str(&format!("\\U{cp:08x}"));
         }
     }
-    out
+    Ok(out)
 }
 
 /// A Python `int` (a bool counts, as `bool` is a subclass of `int`).
@@ -115,17 +149,42 @@ pub(crate) fn is_number(v: &Value) -> bool {
 /// `iter(v)` collected: characters of a string, items of a sequence, keys of a mapping;
 /// undefined iterates as empty (Jinja2's `Undefined.__iter__`). Anything else is a
 /// `TypeError`.
+///
+/// At most [`MAX_ITEMS`] items are collected: a lazily repeated list (`['x'] * 10**8`) costs
+/// nothing until it is walked, and the filters and methods that collect it do not see the
+/// render's fuel, so its size is checked here, before anything is allocated.
 pub(crate) fn iterate(v: &Value) -> Result<Vec<Value>, Error> {
-    if is_dict_view(v) {
-        return Ok(v.try_iter()?.collect());
+    let iterable = is_dict_view(v)
+        || matches!(v.kind(), ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
+    if !iterable {
+        return match v.kind() {
+            ValueKind::Undefined => Ok(Vec::new()),
+            _ => Err(error(format!("'{}' object is not iterable", type_name(v)))),
+        };
     }
-    match v.kind() {
-        ValueKind::Undefined => Ok(Vec::new()),
-        ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => {
-            Ok(v.try_iter().map_err(|_| error(format!("'{}' object is not iterable", type_name(v))))?.collect())
+    let items = v.try_iter().map_err(|_| error(format!("'{}' object is not iterable", type_name(v))))?;
+    if items.size_hint().0 > MAX_ITEMS {
+        return Err(too_many_items());
+    }
+    let mut out = Vec::with_capacity(items.size_hint().0);
+    for item in items {
+        if out.len() == MAX_ITEMS {
+            return Err(too_many_items());
         }
-        _ => Err(error(format!("'{}' object is not iterable", type_name(v)))),
+        out.push(item);
     }
+    Ok(out)
+}
+
+/// The most items one filter, test, method or operator collects from a value (see
+/// [`iterate`]); no prompt comes near it, and a render has fuel for only a few million.
+pub(crate) const MAX_ITEMS: usize = 1_000_000;
+
+fn too_many_items() -> Error {
+    Error::new(
+        ErrorKind::OutOfFuel,
+        format!("a sequence of more than {MAX_ITEMS} items is too long to walk in one render"),
+    )
 }
 
 /// `len(v)`: characters of a string, items of a container; undefined has length 0.
@@ -224,7 +283,7 @@ pub(crate) fn hash_key(v: &Value) -> Result<HashKey, Error> {
             Some(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 1.7e38 => HashKey::Int(x as i128),
             Some(x) => HashKey::Float(x.to_bits()),
             // Integers above i128 (u128).
-            None => HashKey::Str(str_of(v)),
+            None => HashKey::Str(str_of(v)?),
         },
         ValueKind::String => HashKey::Str(v.as_str().unwrap_or_default().to_owned()),
         ValueKind::Bytes => HashKey::Bytes(v.as_bytes().unwrap_or_default().to_vec()),

@@ -92,9 +92,9 @@ fn replace_field(state: &State<'_, '_>, field: &str, cx: &mut Fields<'_>, depth:
     let value = lookup(name, cx)?;
     let value = match conversion {
         None => value,
-        Some('s') => Value::from(py::str_of(&value)),
-        Some('r') => Value::from(py::repr_of(&value)),
-        Some('a') => Value::from(py::ascii_of(&value)),
+        Some('s') => Value::from(py::str_of(&value)?),
+        Some('r') => Value::from(py::repr_of(&value)?),
+        Some('a') => Value::from(py::ascii_of(&value)?),
         Some(c) => return Err(error(format!("Unknown conversion specifier {c}"))),
     };
     let spec = if spec.contains('{') {
@@ -265,7 +265,7 @@ fn parse_spec(spec: &str) -> Result<Spec, Error> {
 fn format_value(state: &State<'_, '_>, value: &Value, spec: &str) -> Result<String, Error> {
     let numeric = py::is_number(value);
     if spec.is_empty() {
-        return Ok(py::str_of(value));
+        return py::str_of(value);
     }
     let s = parse_spec(spec)?;
     printf::reserve(state, s.width as u128 + s.precision.unwrap_or(0) as u128)?;

@@ -212,6 +212,9 @@ impl Expr<'_> {
     }
 
     pub fn as_const(&self) -> Option<Value> {
+        // prompty patch: the most items a folded comparison may visit; folding runs without
+        // fuel, so comparisons of larger containers are left to the VM, which charges them.
+        const FOLD_EQ_ITEMS: u64 = 10_000;
         match self {
             Expr::Const(c) => Some(c.value.clone()),
             Expr::List(l) => l.as_const(),
@@ -225,13 +228,27 @@ impl Expr<'_> {
                 let (Some(left), Some(right)) = (c.left.as_const(), c.right.as_const()) else {
                     return None;
                 };
-                eval_binop(c.op, &left, &right)
+                // prompty patch: see `FOLD_EQ_ITEMS`.
+                let (rv, left_over) =
+                    crate::value::with_eq_budget(FOLD_EQ_ITEMS, || eval_binop(c.op, &left, &right));
+                if left_over == 0 {
+                    return None;
+                }
+                rv
             }
             Expr::Compare(c) => {
                 let mut left = c.expr.as_const()?;
                 for op in &c.ops {
                     let right = op.expr.as_const()?;
-                    if !eval_compare(op.op, &left, &right)?.is_true() {
+                    // prompty patch: folding runs without fuel, so a comparison of large
+                    // containers is left to the VM, which charges for it.
+                    let (rv, left_over) = crate::value::with_eq_budget(FOLD_EQ_ITEMS, || {
+                        eval_compare(op.op, &left, &right)
+                    });
+                    if left_over == 0 {
+                        return None;
+                    }
+                    if !rv?.is_true() {
                         return Some(Value::from(false));
                     }
                     left = right;

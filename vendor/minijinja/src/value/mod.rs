@@ -751,6 +751,34 @@ impl Hash for Value {
 #[derive(Clone)]
 pub struct Value(pub(crate) ValueRepr);
 
+// prompty patch: the items container equality may visit, set by the VM around `==` and
+// `!=` while fuel is tracked (`with_eq_budget`); `None` (no limit) everywhere else. Lazy
+// sequences (`[x] * 10**8`) have no known length, so the VM cannot charge for them ahead.
+thread_local! {
+    static EQ_BUDGET: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// prompty patch: takes one item from the equality budget; `false` once it is spent.
+fn eq_budget_take() -> bool {
+    EQ_BUDGET.with(|b| match b.get() {
+        None => true,
+        Some(0) => false,
+        Some(n) => {
+            b.set(Some(n - 1));
+            true
+        }
+    })
+}
+
+/// prompty patch: runs `f` with an equality budget of `items` and returns its result and
+/// the items left (0 when the budget ran out, and the comparison was cut short).
+pub(crate) fn with_eq_budget<R>(items: u64, f: impl FnOnce() -> R) -> (R, u64) {
+    let previous = EQ_BUDGET.with(|b| b.replace(Some(items)));
+    let rv = f();
+    let left = EQ_BUDGET.with(|b| b.replace(previous)).unwrap_or(0);
+    (rv, left)
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
@@ -797,7 +825,8 @@ impl PartialEq for Value {
                                 if !a.try_iter_pairs().is_some_and(|mut ak| {
                                     ak.all(|(k, v1)| {
                                         a_count += 1;
-                                        b.get_value(&k) == Some(v1)
+                                        // prompty patch: one item of the budget per entry
+                                        eq_budget_take() && b.get_value(&k) == Some(v1)
                                     })
                                 }) {
                                     return false;
@@ -812,8 +841,17 @@ impl PartialEq for Value {
                                 ObjectRepr::Seq | ObjectRepr::Iterable,
                                 ObjectRepr::Seq | ObjectRepr::Iterable,
                             ) => {
-                                if let (Some(ak), Some(bk)) = (a.try_iter(), b.try_iter()) {
-                                    ak.eq(bk)
+                                if let (Some(mut ak), Some(mut bk)) = (a.try_iter(), b.try_iter())
+                                {
+                                    // prompty patch: `Iterator::eq`, one item of the budget
+                                    // per pair
+                                    loop {
+                                        match (ak.next(), bk.next()) {
+                                            (None, None) => break true,
+                                            (Some(x), Some(y)) if eq_budget_take() && x == y => {}
+                                            _ => break false,
+                                        }
+                                    }
                                 } else {
                                     false
                                 }

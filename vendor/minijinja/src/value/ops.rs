@@ -9,7 +9,10 @@ use crate::vm::State;
 
 const MIN_I128_AS_POS_U128: u128 = 170141183460469231731687303715884105728;
 const MAX_REPEATED_STRING_LEN: usize = 100_000_000;
-const MAX_REPEATED_SEQUENCE_LEN: usize = 100_000_000;
+// prompty patch: 10^7 (upstream 10^8). A repeated sequence is lazy and some walks of it
+// (negative indexing, iteration by code that cannot see the fuel) are not charged; at 10^7
+// items such a walk takes well under a second.
+const MAX_REPEATED_SEQUENCE_LEN: usize = 10_000_000;
 
 /// Iterator wrapper that provides exact size hints for iterators with known length.
 pub(crate) struct LenIterWrap<I: Send + Sync>(pub(crate) usize, pub(crate) I);

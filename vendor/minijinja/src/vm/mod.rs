@@ -65,6 +65,26 @@ pub(crate) fn prepare_blocks<'env, 'template>(
 /// which ends the evaluation.
 const END_OF_RECURSION: u32 = u32::MAX;
 
+/// prompty patch: `a == b` where every item a container comparison visits is charged to
+/// the render's fuel, and running out stops the walk with an out-of-fuel error. Lazy
+/// sequences (`[x] * 10**8`) have no known length, so they cannot be charged ahead.
+fn fueled_eq(state: &State, a: &Value, b: &Value) -> Result<bool, Error> {
+    #[cfg(feature = "fuel")]
+    if let Some(tracker) = state.fuel_tracker() {
+        if a.as_object().is_some() && b.as_object().is_some() {
+            let budget = tracker.remaining_units() / crate::vm::fuel::ITEM_COST;
+            let (equal, left) = crate::value::with_eq_budget(budget, || a == b);
+            state.charge_items(usize::try_from(budget - left).unwrap_or(usize::MAX))?;
+            if left == 0 {
+                state.charge_items(1)?;
+            }
+            return Ok(equal);
+        }
+    }
+    let _ = state;
+    Ok(a == b)
+}
+
 /// prompty patch: offers an operator the VM cannot evaluate the way the host wants (`%` on
 /// a string, an ordering or a containment test between unusual operands) to the
 /// environment's unknown method callback, as the method named by the operator on the left
@@ -418,18 +438,20 @@ impl<'env> Executor<'env> {
                 }};
             }
 
-            macro_rules! op_binop {
-                ($op:tt) => {{
+            // prompty patch: `==` and `!=` (upstream: a plain `op_binop`), see `fueled_eq`.
+            macro_rules! eq_binop {
+                ($negate:expr) => {{
                     b = stack.pop();
                     a = stack.pop();
                     ctx_ok!(undefined_behavior.assert_value_not_undefined(&a));
                     ctx_ok!(undefined_behavior.assert_value_not_undefined(&b));
                     ctx_ok!(ops::charge_fuel_for_compare(state, &a, &b));
-                    stack.push(Value::from(a $op b));
+                    let equal = ctx_ok!(fueled_eq(state, &a, &b));
+                    stack.push(Value::from(equal != $negate));
                 }};
             }
 
-            // prompty patch: like `op_binop` for the orderings, which are offered to the
+            // prompty patch: like `eq_binop` for the orderings, which are offered to the
             // environment unless both operands are numbers or both are strings.
             macro_rules! ord_binop {
                 ($op:tt, $name:expr) => {{
@@ -715,8 +737,9 @@ impl<'env> Executor<'env> {
                     stack.push(ctx_ok!(rv.unwrap_or_else(|| ops::rem(&a, &b))));
                 }
                 Instruction::Pow => func_binop!(pow),
-                Instruction::Eq => op_binop!(==),
-                Instruction::Ne => op_binop!(!=),
+                // prompty patch: equality of containers walks them under the fuel left
+                Instruction::Eq => eq_binop!(false),
+                Instruction::Ne => eq_binop!(true),
                 Instruction::Gt => ord_binop!(>, ">"),
                 Instruction::Gte => ord_binop!(>=, ">="),
                 Instruction::Lt => ord_binop!(<, "<"),
@@ -788,12 +811,13 @@ impl<'env> Executor<'env> {
                         CompareOp::Eq => {
                             ctx_ok!(undefined_behavior.assert_value_not_undefined(&a));
                             ctx_ok!(undefined_behavior.assert_value_not_undefined(&b));
-                            a == b
+                            // prompty patch: see `fueled_eq`.
+                            ctx_ok!(fueled_eq(state, &a, &b))
                         }
                         CompareOp::Ne => {
                             ctx_ok!(undefined_behavior.assert_value_not_undefined(&a));
                             ctx_ok!(undefined_behavior.assert_value_not_undefined(&b));
-                            a != b
+                            !ctx_ok!(fueled_eq(state, &a, &b))
                         }
                         CompareOp::Lt => {
                             ctx_ok!(undefined_behavior.assert_value_not_undefined(&a));
