@@ -2,7 +2,7 @@
 //! labels of the rendered text the template wrote.
 //!
 //! Before compiling, every role line that stands alone on a line of the template, and every
-//! `name`, `tool_call_id` and `content` label in the template's literal text, gets a variable
+//! `name`, `tool_call_id`, `tool_calls` and `content` label in the template's literal text, gets a variable
 //! placed right before its word. At render time that variable holds a fresh random mark, so
 //! the rendered text carries the mark exactly where the template's own text put a role word
 //! or label, however often a loop repeats it. The split removes the marks (giving the text
@@ -26,8 +26,9 @@ use crate::pyrepr::py_space;
 /// The context variable that carries the per-render mark.
 pub(crate) const MARK_VAR: &str = "__prompty_mark";
 
-/// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax.
-const LABELS: &[&str] = &["name", "tool_call_id", "content"];
+/// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax, and of an
+/// assistant message's `tool_calls:`.
+const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
 
 /// What a mark looks like: a private-use character, 20 decimal digits of a random `u64`,
 /// another private-use character. No case mapping, trimming or escaping changes it, and it
@@ -190,9 +191,9 @@ fn skip_space(s: &str, mut i: usize) -> usize {
 }
 
 /// Byte offsets in `body`, ascending, where a mark goes: the role word of every line that
-/// is a promptflow role line on its own (`^\s*#?\s*ROLE\s*:\s*$`), and every `name` or
-/// `tool_call_id` followed by `\s*:` and the end of its line, and every `content` followed
-/// by `\s*:` (promptflow searches these labels anywhere in a message).
+/// is a promptflow role line on its own (`^\s*#?\s*ROLE\s*:\s*$`), and every `name`,
+/// `tool_call_id` or `tool_calls` followed by `\s*:` and the end of its line, and every
+/// `content` followed by `\s*:` (promptflow searches these labels anywhere in a message).
 pub(crate) fn candidates(body: &str) -> (Vec<usize>, Vec<usize>) {
     let mut out = Vec::new();
     let mut roles = Vec::new();

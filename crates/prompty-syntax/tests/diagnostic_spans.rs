@@ -72,7 +72,11 @@ fn nunjucks_loads_with_a_portability_warning() {
     assert_eq!(spans(text), [("P032", "nunjucks".to_owned())]);
     let d = &loaded.diagnostics[0];
     assert!(!d.is_error());
-    assert!(d.message.contains("TypeScript runtime") && d.message.contains("Python runtime rejects it"), "{}", d.message);
+    assert!(
+        d.message.contains("TypeScript runtime") && d.message.contains("Python runtime rejects it"),
+        "{}",
+        d.message
+    );
     assert_eq!(d.help.as_deref(), Some("write `jinja2`: every runtime accepts it"));
     assert_eq!(loaded.prompt.map(|p| p.template.format.kind), Some("nunjucks".to_owned()));
     // The object form too.

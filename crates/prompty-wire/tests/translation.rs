@@ -235,3 +235,28 @@ fn model_family_warnings() {
     assert_eq!(warned(&v1, anthropic.clone()).len(), 1);
     assert!(warned(&v1, anthropic.with_model("claude-x")).is_empty());
 }
+
+/// A v1 prompt's image input and `tool_calls:` list reach the chat request as
+/// promptflow-core sends them: content parts `{type: text}` and
+/// `{type: image_url, image_url: {url, detail: auto}}`; an assistant message with
+/// `tool_calls` and no `content`.
+#[test]
+fn promptflow_images_and_tool_calls_on_the_wire() {
+    let text = "---\nname: t\nmodel:\n  api: chat\n  configuration: {type: openai, model: gpt-4o}\n  parameters: {temperature: 0}\ninputs:\n  img: {type: string}\n---\nsystem:\nDescribe.\n\nuser:\nWhat is this?\n{{img}}\n\nassistant:\ntool_calls:\n[{'id': 'c1', 'type': 'function', 'function': {'name': 'zoom', 'arguments': '{}'}}]\n\ntool:\ntool_call_id:\nc1\ncontent:\nzoomed\n";
+    let prompt = load_str(text, &MapHost::new(), &LoadOptions::default()).prompt.expect("loads");
+    let renderer = prompty_render::Renderer::new(prompt).expect("compiles");
+    let inputs: serde_json::Map<String, Value> =
+        [("img".to_owned(), json!("data:image/png;base64: aGVsbG8="))].into_iter().collect();
+    let messages = renderer.prepare(&inputs).expect("prepares");
+    let c = compile(renderer.prompt(), &messages, Target::new()).expect("compiles");
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert_eq!(
+        serde_json::to_string(&c.body["messages"]).expect("json"),
+        r#"[{"role":"system","content":"Describe."},{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,aGVsbG8=","detail":"auto"}}]},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"zoom","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"zoomed"}]"#
+    );
+    // The same conversation for Anthropic: an image block, a tool_use block, a tool_result.
+    let c =
+        compile(renderer.prompt(), &messages, Target::new().with_provider(Provider::Anthropic).with_model("claude-x"))
+            .expect("compiles");
+    assert_json_snapshot!(c.body["messages"]);
+}
