@@ -35,8 +35,13 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
         let end = memchr_newline(text, pos).unwrap_or(text.len());
         let line = text.get(pos..end).unwrap_or("");
         if let Some(marker) = role_line(line) {
-            let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
-            if let Some(strict) = strict {
+            // The template's own role line without attributes renders as `ROLE[nonce="N"]:`:
+            // nothing to parse.
+            let only_nonce = strict.is_some_and(|s| {
+                marker.attrs.and_then(|a| a.strip_prefix("nonce=\"")).and_then(|a| a.strip_suffix('"')) == Some(s.nonce)
+            });
+            let mut attrs = if only_nonce { Map::new() } else { marker.attrs.map(parse_attrs).unwrap_or_default() };
+            if let Some(strict) = strict.filter(|_| !only_nonce) {
                 let nonce = attrs.remove("nonce");
                 // The template's own role lines carry the nonce quoted, so it stays a string.
                 let ok = matches!(&nonce, Some(Value::String(s)) if s == strict.nonce);
@@ -74,8 +79,7 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
 }
 
 fn memchr_newline(text: &str, from: usize) -> Option<usize> {
-    // `str::find` with an ASCII char searches with memchr, far faster than a byte loop.
-    text.get(from..)?.find('\n').map(|i| from + i)
+    memchr::memchr(b'\n', text.as_bytes().get(from..)?).map(|i| from + i)
 }
 
 fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {

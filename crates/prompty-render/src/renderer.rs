@@ -176,7 +176,7 @@ impl Renderer {
             Profile::Spec => {
                 let nonce = if self.strict { Some(random_hex(8)?) } else { None };
                 if let Some(n) = &nonce {
-                    ctx.set(NONCE_VAR, Value::String(n.clone()));
+                    ctx.set_static(NONCE_VAR, Value::String(n.clone()));
                 }
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 // The context doubles as the inputs an injection error names: the nonce
@@ -193,7 +193,7 @@ impl Renderer {
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must carry this render's mark.
                 let mark = mark_from(random_u64()?);
-                ctx.set(MARK_VAR, Value::String(mark.clone()));
+                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let (text, marks) = strip_marks(&text, &mark);
                 let provenance = Provenance { marks: &marks, inputs: &ctx, newlines: self.newline_marks };

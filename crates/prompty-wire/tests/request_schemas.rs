@@ -213,3 +213,28 @@ fn the_schemas_reject_unknown_fields() {
     with_max["messages"][0]["content"] = json!([{"type": "text", "text": "Hi"}]);
     assert!(validator(Provider::Anthropic, Api::Chat).is_valid(&with_max));
 }
+
+/// The message shapes the promptflow profile makes from its input sub-syntax (an image part
+/// from an image input, an assistant message with `tool_calls` and no content, a tool
+/// result) validate against every provider's schema too; no prompt file above has them.
+#[test]
+fn promptflow_images_and_tool_calls_validate_for_every_provider() {
+    let text = "---\nname: t\nmodel:\n  api: chat\n  configuration: {type: openai, model: gpt-4o}\n  parameters: {temperature: 0, response_format: {type: json_object}}\ninputs:\n  img: {type: string}\n---\nsystem:\nDescribe as JSON.\n\nuser:\nWhat is this? ![image]({{img}})\n\nassistant:\ntool_calls:\n[{'id': 'c1', 'type': 'function', 'function': {'name': 'zoom', 'arguments': '{\"level\": 2}'}}]\n\ntool:\ntool_call_id:\nc1\ncontent:\nzoomed\n";
+    let prompt = load_str(text, &MapHost::new(), &LoadOptions::default()).prompt.expect("loads");
+    let renderer = Renderer::new(prompt.clone()).expect("compiles");
+    for img in ["data:image/png;base64: aGVsbG8=", "data:image/jpeg;url: https://example.com/a.jpg"] {
+        let inputs: Map<String, Value> = [("img".to_owned(), json!(img))].into_iter().collect();
+        let messages = renderer.prepare(&inputs).expect("prepares");
+        assert!(messages[1].content.len() == 2 && messages[2].metadata.contains_key("tool_calls"), "{messages:?}");
+        for target in targets(&prompt) {
+            let target = target.with_model("m");
+            let c = compile(&prompt, &messages, target.clone())
+                .unwrap_or_else(|e| panic!("{img} for {:?}: {e}", target.provider));
+            let errors: Vec<String> = validator(c.provider, c.api)
+                .iter_errors(&c.body)
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "{img} for {} {}: {}\n{:#}", c.provider, c.api, errors.join("; "), c.body);
+        }
+    }
+}
