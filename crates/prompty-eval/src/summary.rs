@@ -131,7 +131,8 @@ impl RunSummary {
     }
 
     /// The score histogram: one bin per integer of the range when every score is an
-    /// integer inside it (at most [`MAX_BINS`] of them), else one bin per distinct integer
+    /// integer (at most [`MAX_BINS`] of them; scores outside the range in one `outside`
+    /// bin), else one bin per distinct integer
     /// score (as many), else [`MAX_BINS`] / 2 equal bins between the lowest and highest
     /// score. Labels are the bins' values or `[low, high)` intervals (the last closed).
     pub fn histogram(&self) -> Vec<(String, u64)> {
@@ -146,11 +147,15 @@ impl RunSummary {
             }
             if let Some(r) = &self.range {
                 let (lo, hi) = (r.min_f64(), r.max_f64());
-                let in_range = self.scores.iter().all(|s| r.contains(*s));
-                if in_range && lo.fract() == 0.0 && hi.fract() == 0.0 && hi - lo < MAX_BINS as f64 {
-                    return (lo as i64..=hi as i64)
+                if lo.fract() == 0.0 && hi.fract() == 0.0 && hi - lo < MAX_BINS as f64 {
+                    let mut bins: Vec<(String, u64)> = (lo as i64..=hi as i64)
                         .map(|v| (v.to_string(), counts.get(&v).copied().unwrap_or(0)))
                         .collect();
+                    let outside = self.scores.iter().filter(|s| !r.contains(**s)).count() as u64;
+                    if outside > 0 {
+                        bins.push(("outside".to_owned(), outside));
+                    }
+                    return bins;
                 }
             }
             if counts.len() <= MAX_BINS {
@@ -379,7 +384,12 @@ mod tests {
             [("1", 1), ("2", 0), ("3", 1), ("4", 0), ("5", 2)].iter().map(|(b, n)| ((*b).to_owned(), *n)).collect();
         assert_eq!(by_range.histogram(), h);
         let outside = summary(&[1.0, 7.0], Some(ScoreRange::new(1, 5)));
-        assert_eq!(outside.histogram(), vec![("1".to_owned(), 1), ("7".to_owned(), 1)]);
+        let h = outside.histogram();
+        let bins: Vec<&str> = h.iter().map(|(b, _)| b.as_str()).collect();
+        assert_eq!(bins, ["1", "2", "3", "4", "5", "outside"]);
+        assert_eq!(outside.histogram().last(), Some(&("outside".to_owned(), 1)));
+        let no_range = summary(&[1.0, 7.0], None);
+        assert_eq!(no_range.histogram(), vec![("1".to_owned(), 1), ("7".to_owned(), 1)]);
         let floats = summary(&[0.0, 0.25, 0.5, 1.0], None);
         let h = floats.histogram();
         assert_eq!(h.len(), 10);
