@@ -131,7 +131,7 @@ pub(crate) fn run(args: &CompareArgs) -> Result<(), Failure> {
         writeln!(
             out,
             "{:>6}  {:>8} {:<15} {:>8} {:<15} {:>7}",
-            r["line"],
+            r["line"].as_u64().unwrap_or(0),
             shown_value(&r["a"]["score"]),
             r["a"]["verdict"].as_str().unwrap_or_default(),
             shown_value(&r["b"]["score"]),

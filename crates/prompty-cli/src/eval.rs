@@ -503,6 +503,11 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
         Some(p) => Some(Staged::create(p, &inputs)?),
         None => None,
     };
+    if let (Some(o), Some(j)) = (&args.output, &args.gates.summary_json)
+        && std::path::absolute(o).ok() == std::path::absolute(j).ok()
+    {
+        return Err(Failure(format!("--summary-json {} is the --output file; give them different paths", j.display())));
+    }
     let mut summary_file = match &args.gates.summary_json {
         Some(p) => Some(Staged::create(p, &inputs)?),
         None => None,
