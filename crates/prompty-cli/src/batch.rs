@@ -25,6 +25,9 @@ pub(crate) enum BatchProvider {
 /// Exit status: 0 every row is in the file; 1 some rows could not be rendered (they are
 /// left out and reported); 2 usage or I/O failure.
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit status: 0 every row is in the file; 1 some rows could not be rendered (left out, reported on standard error); 2 usage or I/O failure.\nScore the provider's output with `prompty eval FILE --data ROWS --batch-results OUT.jsonl` (same --provider and --model)."
+)]
 pub(crate) struct BatchArgs {
     /// The .prompty file.
     file: PathBuf,
@@ -216,7 +219,7 @@ fn score_row(
         return Err((
             "stale batch result",
             format!(
-                "{data}:{line}: {results} answers `{id}`, but this row's request is now `{wanted}`: the prompt, the model or the row changed since the batch was made"
+                "{data}:{line}: {results} answers `{id}`, but this row's request is now `{wanted}`: the prompt, the model or the row changed since the batch was made (give the same --provider and --model as to prompty batch)"
             ),
         ));
     }

@@ -85,6 +85,9 @@ pub(crate) enum RunFormat {
 }
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Endpoint: --base-url, else OPENAI_BASE_URL / AZURE_OPENAI_ENDPOINT / ANTHROPIC_BASE_URL, else the prompt's model.connection.endpoint (refused unless listed in PROMPTY_TRUSTED_ENDPOINTS), else the provider's public API.\nKeys: OPENAI_API_KEY, AZURE_OPENAI_API_KEY, ANTHROPIC_API_KEY, or the prompt's connection key.\nExit status: 0 success; 1 the request failed (after retries) or the answer could not be read; 2 usage or I/O failure."
+)]
 pub(crate) struct RunArgs {
     /// The .prompty file.
     file: PathBuf,

@@ -3,7 +3,6 @@
 //! body, time), counts requests in flight, and answers as a test's handler says (status,
 //! headers, body, delay). Connections are kept alive, as the client pools them.
 
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
