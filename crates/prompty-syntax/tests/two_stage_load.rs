@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use prompty_syntax::yaml::{Flat, FlatNode, Node, NodeValue};
 use prompty_syntax::{
     Diagnostic, LoadOptions, Loaded, MapHost, Profile, ProfileChoice, load_parsed, load_str, parse_front_matter,
 };
@@ -47,6 +48,12 @@ fn every_prompt_file_loads_the_same_in_two_stages() {
     let host = MapHost::new().with_env("OPENAI_API_KEY", "sk-test-0123456789").with_env("MODEL", "gpt-4o");
     for file in prompt_files() {
         let text = std::fs::read_to_string(&file).expect("readable");
+        // The front matter laid out flat and rebuilt is the same tree.
+        let (front, _) = parse_front_matter(&text, &host, &LoadOptions::default());
+        if let Some(front) = front {
+            let rebuilt = Node::from_flat(&front.root.to_flat());
+            assert_eq!(rebuilt.as_ref(), Some(&front.root), "{}: flat round trip", file.display());
+        }
         for profile in
             [ProfileChoice::Auto, ProfileChoice::Force(Profile::Spec), ProfileChoice::Force(Profile::Promptflow)]
         {
@@ -81,4 +88,35 @@ fn references_secrets_and_broken_files_load_the_same_in_two_stages() {
     assert_eq!(front.secrets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["KEY"]);
     let prompt = load_parsed(texts[0], front).prompt.expect("prompt");
     assert_eq!(prompt.input("q").and_then(|p| p.default.clone()), Some("sk-test-SECRET-value".into()));
+}
+
+#[test]
+fn flat_trees_round_trip_deep_wide_and_odd() {
+    let at = |value| Node { value, span: 1..2 };
+    let deep = (0..100_000).fold(at(NodeValue::Null), |inner, i| {
+        if i % 2 == 0 {
+            at(NodeValue::Seq(vec![inner]))
+        } else {
+            at(NodeValue::Map(vec![(at(NodeValue::String("k".into())), inner)]))
+        }
+    });
+    let flat = deep.to_flat();
+    assert_eq!(flat.len(), 100_001);
+    assert_eq!(Node::from_flat(&flat).as_ref(), Some(&deep));
+    let numbers = at(NodeValue::Seq(vec![
+        at(NodeValue::Number((-3i64).into())),
+        at(NodeValue::Number(u64::MAX.into())),
+        at(NodeValue::Number(serde_json::Number::from_f64(0.1).expect("finite"))),
+        at(NodeValue::Map(Vec::new())),
+        at(NodeValue::Seq(Vec::new())),
+        at(NodeValue::Bool(true)),
+    ]));
+    assert_eq!(Node::from_flat(&numbers.to_flat()).as_ref(), Some(&numbers));
+    // Not exactly one tree: nothing.
+    let item = |value| FlatNode { value, start: 0, end: 0 };
+    assert_eq!(Node::from_flat(&[]), None);
+    assert_eq!(Node::from_flat(&[item(Flat::Seq(2)), item(Flat::Null)]), None);
+    assert_eq!(Node::from_flat(&[item(Flat::Null), item(Flat::Null)]), None);
+    assert_eq!(Node::from_flat(&[item(Flat::Map(usize::MAX))]), None);
+    assert_eq!(Node::from_flat(&[item(Flat::Float(f64::NAN))]), None);
 }
