@@ -200,14 +200,11 @@ impl Error {
         vec![line]
     }
 
-    /// What the report draws: every diagnostic, or the located error as one.
-    fn drawn(&self) -> Vec<Diagnostic> {
+    /// The error as one diagnostic, at its span when it has one.
+    fn as_diagnostic(&self) -> Diagnostic {
         let inner = &*self.inner;
-        if !inner.diagnostics.is_empty() {
-            return inner.diagnostics.clone();
-        }
-        let code = Code { id: self.kind().as_str(), name: "error" };
-        vec![Diagnostic::error(code, inner.span.clone().unwrap_or(0..0), inner.message.clone())]
+        let code = Code { id: self.kind().as_str(), name: "" };
+        Diagnostic::error(code, inner.span.clone().unwrap_or(0..0), inner.message.clone())
     }
 }
 
@@ -302,14 +299,21 @@ impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inner = &*self.error.inner;
         match &inner.file {
-            Some(file) => {
+            Some(file) if !inner.diagnostics.is_empty() => {
                 let source = Source::new(&file.name, &file.text);
-                for d in self.error.drawn() {
-                    f.write_str(&source.draw(&d, &self.style))?;
+                for d in &inner.diagnostics {
+                    f.write_str(&source.draw(d, &self.style))?;
                 }
                 Ok(())
             }
-            None => writeln!(f, "error: {}", self.error.lines().join("\n")),
+            Some(file) if inner.span.is_some() => {
+                f.write_str(&Source::new(&file.name, &file.text).draw(&self.error.as_diagnostic(), &self.style))
+            }
+            _ => {
+                let mut d = self.error.as_diagnostic();
+                d.message = self.error.lines().join("\n");
+                f.write_str(&crate::report::draw_unlocated(&d, &self.style))
+            }
         }
     }
 }

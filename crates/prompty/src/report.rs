@@ -61,19 +61,29 @@ impl<'a> Source<'a> {
         let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
         let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
         let (source, label) = self.lines.excerpt(diagnostic.span.clone());
-        let report = Drawn { diagnostic, source, label };
-        let mut out = String::new();
-        if handler.render_report(&mut out, &report).is_err() {
-            out = format!("{}: {}", diagnostic.code, diagnostic.message);
-        }
-        out
+        render(handler, &Drawn { diagnostic, source: Some(source), label })
     }
+}
+
+/// Draws a diagnostic that points at no file: its severity, code, message and help.
+pub(crate) fn draw_unlocated(diagnostic: &Diagnostic, style: &Style) -> String {
+    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
+    render(handler, &Drawn { diagnostic, source: None, label: 0..0 })
+}
+
+fn render(handler: GraphicalReportHandler, drawn: &Drawn<'_>) -> String {
+    let mut out = String::new();
+    if handler.render_report(&mut out, drawn).is_err() {
+        out = format!("{}: {}", drawn.diagnostic.code, drawn.diagnostic.message);
+    }
+    out
 }
 
 /// A diagnostic with its file, as miette wants it.
 struct Drawn<'a> {
     diagnostic: &'a Diagnostic,
-    source: NamedSource<Excerpt>,
+    source: Option<NamedSource<Excerpt>>,
     /// The diagnostic's span in the excerpt.
     label: std::ops::Range<usize>,
 }
@@ -94,7 +104,8 @@ impl std::error::Error for Drawn<'_> {}
 
 impl miette::Diagnostic for Drawn<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(format!("{}({})", self.diagnostic.code.id, self.diagnostic.code.name)))
+        let code = self.diagnostic.code;
+        Some(Box::new(if code.name.is_empty() { code.id.to_owned() } else { format!("{}({})", code.id, code.name) }))
     }
 
     fn severity(&self) -> Option<miette::Severity> {
@@ -110,10 +121,11 @@ impl miette::Diagnostic for Drawn<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.source)
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
         let span = &self.label;
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
             None,
