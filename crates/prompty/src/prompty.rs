@@ -1,7 +1,7 @@
 //! [`Loader`] and [`Prompty`]: load once, render many times.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -191,7 +191,7 @@ impl Loader {
             diagnostics,
             stem,
             #[cfg(feature = "eval")]
-            evaluator: OnceLock::new(),
+            evaluator: std::sync::OnceLock::new(),
         })
     }
 }
@@ -216,9 +216,11 @@ pub struct Prompty {
     renderer: Renderer,
     file: FileText,
     diagnostics: Vec<Diagnostic>,
+    /// The file's stem: a known evaluator prompt is found by it.
+    #[cfg_attr(not(feature = "eval"), allow(dead_code))]
     stem: Option<String>,
     #[cfg(feature = "eval")]
-    evaluator: OnceLock<Result<crate::eval::Evaluator, Error>>,
+    evaluator: std::sync::OnceLock<Result<crate::eval::Evaluator, Error>>,
 }
 
 impl std::fmt::Debug for Prompty {

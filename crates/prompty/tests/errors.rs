@@ -2,14 +2,13 @@
 //! (`{:#}`, miette's drawing), the kind, the diagnostics; and that no form of any error
 //! shows a value `${env:}` supplied.
 
+#![cfg(all(feature = "std-host", feature = "wire", feature = "eval"))]
+
 use prompty::{ErrorKind, Loader, MapHost};
 
 /// Every form of an error, as a user would print them.
 fn shown(e: &prompty::Error) -> String {
-    format!(
-        "kind: {}\n--- Display\n{e}\n--- Debug\n{e:?}\n--- report\n{e:#}",
-        e.kind(),
-    )
+    format!("kind: {}\n--- Display\n{e}\n--- Debug\n{e:?}\n--- report\n{e:#}", e.kind(),)
 }
 
 #[test]
@@ -118,8 +117,10 @@ fn assert_hidden(e: &prompty::Error, what: &str) {
 #[test]
 fn no_error_shows_a_value_env_supplied() {
     // Loading: a value of the wrong kind, quoted by the loader.
-    let e = with_secret("---\nmodel:\n  id: gpt-4o\n  apiType: ${env:KEY}\n  options:\n    temperature: ${env:KEY}\n---\nuser:\nhi")
-        .expect_err("wrong types");
+    let e = with_secret(
+        "---\nmodel:\n  id: gpt-4o\n  apiType: ${env:KEY}\n  options:\n    temperature: ${env:KEY}\n---\nuser:\nhi",
+    )
+    .expect_err("wrong types");
     assert_eq!(e.kind(), ErrorKind::Load);
     assert_hidden(&e, "load");
 
@@ -133,10 +134,8 @@ fn no_error_shows_a_value_env_supplied() {
     let e = prompt.render_text(&()).expect_err("render_text error");
     assert_hidden(&e, "render_text");
 
-
     // Compiling: a provider named by the environment.
-    let prompt =
-        with_secret("---\nmodel:\n  id: gpt-4o\n  provider: ${env:KEY}\n---\nuser:\nhi").expect("loads");
+    let prompt = with_secret("---\nmodel:\n  id: gpt-4o\n  provider: ${env:KEY}\n---\nuser:\nhi").expect("loads");
     let messages = prompt.render(&()).expect("renders");
     let e = prompt.compile(&messages, prompty::Target::new()).expect_err("unknown provider");
     assert_eq!(e.kind(), ErrorKind::Compile);

@@ -6,6 +6,8 @@
 //! `CARGO_MANIFEST_DIR_OVERRIDE` set to this crate's folder, which the macro honours, so
 //! that the cases' paths are relative to this crate as in real use.
 
+#![cfg(feature = "macros")]
+
 use std::process::Command;
 
 const OVERRIDE: &str = "CARGO_MANIFEST_DIR_OVERRIDE";
