@@ -4,7 +4,6 @@ mod batch;
 mod check;
 mod compare;
 mod eval;
-mod excerpt;
 mod fmt;
 mod host;
 mod http;
@@ -26,7 +25,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use prompty_render::{RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, read_source};
 
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::inputs::InputArgs;
 
 /// Exit code for usage and I/O failures (and files that cannot be used).
@@ -208,7 +207,7 @@ fn main() -> ExitCode {
 
 /// Loads a prompt for a command: any error-level diagnostic ends the command.
 pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
-    let host = FsHost;
+    let host = cli_host();
     let bytes = read_source(file, &host).map_err(|e| Failure(e.to_string()))?;
     let options = LoadOptions { path: Some(file.to_path_buf()), ..load.options() };
     let loaded = load_bytes(&bytes, &host, &options);
