@@ -62,7 +62,8 @@ pub(crate) struct EvalArgs {
 }
 
 /// The evaluator for a prompt: its `metadata.evaluator` block, or the known settings of a
-/// reference prompt by name or file name.
+/// reference prompt by name or file name. Its evaluations and errors, like this function's,
+/// show values `${env:}` supplied as `${env:NAME}`.
 fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
     let metadata = prompt.metadata.clone().map(Value::Object).unwrap_or(Value::Null);
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -76,9 +77,15 @@ fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
                     file.display()
                 ))
             })?,
-        Err(e) => return Err(Failure(format!("{}: {e}", file.display()))),
+        Err(e) => return Err(Failure(format!("{}: {}", file.display(), e.redacted(&prompt.secrets)))),
     };
-    Ok(Evaluator::new(prompt.name.clone().unwrap_or_else(|| stem.to_owned()), config))
+    let name = prompt.name.clone().unwrap_or_else(|| stem.to_owned());
+    Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
+}
+
+/// `message` with the values `${env:}` supplied to `prompt` shown as `${env:NAME}`.
+fn shown(prompt: &Prompt, message: String) -> String {
+    prompt.secrets.redact(&message).into_owned()
 }
 
 fn render_evaluation(e: &Evaluation, evaluator: &Evaluator, format: EvalFormat) -> Value {
@@ -99,13 +106,16 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     let evaluator = evaluator_for(&args.file, &prompt)?;
     if let Some(path) = &args.inputs {
         let given = read_object(path)?;
-        prompt.validate_inputs(&given).map_err(|e| Failure(format!("{}: {e}", args.file.display())))?;
+        prompt.validate_inputs(&given).map_err(|e| Failure(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
     }
     let (name, text) = read_text(&args.answer)?;
     let reply = reply_from_text(&text).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let evaluation = evaluator.evaluate(&reply).map_err(|e| Failure(format!("{name}: {e}")))?;
+    let evaluation = evaluator.evaluate(&reply).map_err(|e| Failure(shown(&prompt, format!("{name}: {e}"))))?;
+    let mut shown_evaluation = render_evaluation(&evaluation, &evaluator, args.format);
+    // The evaluation is already redacted; this also covers what the layout adds.
+    prompt.secrets.redact_json(&mut shown_evaluation);
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &render_evaluation(&evaluation, &evaluator, args.format))?;
+    serde_json::to_writer_pretty(&mut out, &shown_evaluation)?;
     writeln!(out)?;
     Ok(())
 }
@@ -479,11 +489,14 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<bool, Failure> {
                 v
             }
             Err((kind, message)) => {
+                let message = shown(&prompt, message);
                 writeln!(stderr, "error: {message}")?;
                 summary.error(kind);
                 serde_json::json!({ "line": line_no, "error": { "kind": kind, "message": message } })
             }
         };
+        let mut record = record;
+        prompt.secrets.redact_json(&mut record);
         serde_json::to_writer(&mut *out, &record)?;
         out.write_all(b"\n")?;
         if progress && line_no.is_multiple_of(1000) {
@@ -539,7 +552,9 @@ fn evaluate_row(
         Ok(_) => return Err(("row not an object", format!("{data_name}:{line}: expected a JSON object of inputs"))),
         Err(e) => return Err(("row not JSON", format!("{data_name}:{line}: not valid JSON: {e}"))),
     };
-    prompt.validate_inputs(&inputs).map_err(|e| ("missing input", format!("{data_name}:{line}: {e}")))?;
+    prompt
+        .validate_inputs(&inputs)
+        .map_err(|e| ("missing input", shown(prompt, format!("{data_name}:{line}: {e}"))))?;
     let reply = match serde_json::from_str::<Value>(&answer) {
         Ok(Value::String(s)) => JudgeReply::text(s),
         Ok(Value::Object(o)) => {

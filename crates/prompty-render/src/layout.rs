@@ -34,6 +34,9 @@ pub(crate) struct Layout {
     pub(crate) runs: Vec<Run>,
     /// The variable tag for each kind of place (Jinja and Mustache), indexed by [`Origin::Body`].
     pub(crate) tags: Vec<String>,
+    /// Whether text of the template may be used as a value, which filters can rewrite (Jinja
+    /// `set` blocks, macros, `call`, `filter` and `block` blocks).
+    pub(crate) captures: bool,
 }
 
 /// One run of literal text.
@@ -121,7 +124,11 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
                     follows = true;
                 }
             }
-            JinjaItem::Raw(_) | JinjaItem::Tag => follows = false,
+            JinjaItem::Tag { captures } => {
+                layout.captures |= captures;
+                follows = false;
+            }
+            JinjaItem::Raw(_) => follows = false,
         }
     }
     layout.finish(last_ends);

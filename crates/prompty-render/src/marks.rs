@@ -58,6 +58,8 @@ pub(crate) struct Marked {
     pub(crate) engine: Engine,
     /// How many marks the template holds (0: the engine renders the plain template).
     pub(crate) marks: usize,
+    /// Whether role-line starts and line breaks carry marks (see [`plan`]).
+    pub(crate) lines: bool,
 }
 
 /// Compiles `body` with a mark before each role word, label and line break of the
@@ -76,14 +78,14 @@ pub(crate) fn compile_marked(
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = crate::jinja_compat::normalize_newlines(body.to_owned());
             let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
-            let places = plan(&layout.view, profile);
-            compile_with_places(&how, &body, &layout, &places, &|_, _| true)
+            let (places, lines) = plan(&layout.view, profile, layout.captures);
+            compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, ..m })
         }
         "mustache" => {
             let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
             let layout = layout::mustache(template, spec);
-            let places = plan(&layout.view, profile);
+            let (places, lines) = plan(&layout.view, profile, false);
             if places.is_empty() {
                 return Ok(unmarked(body, plain));
             }
@@ -92,13 +94,14 @@ pub(crate) fn compile_marked(
             let same = |engine: &Engine, n: usize| {
                 engine.mark_count() == n && matches!(engine, Engine::Mustache(t) if literal_text(t) == literal)
             };
-            compile_with_places(&how, body, &layout, &places, &same)
+            compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, ..m })
         }
         "handlebars" | "hbs" => {
             let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
             let layout = layout::handlebars(template, spec);
-            let places: Vec<(usize, usize)> = plan(&layout.view, profile)
+            let (places, lines) = plan(&layout.view, profile, false);
+            let places: Vec<(usize, usize)> = places
                 .into_iter()
                 .filter_map(|p| match layout.locate(p)? {
                     (layout::Run { origin: Origin::Element(k), .. }, offset) => Some((*k, offset)),
@@ -106,7 +109,7 @@ pub(crate) fn compile_marked(
                 })
                 .collect();
             engine.splice_marks(&places);
-            Ok(Marked { body: body.to_owned(), engine, marks: places.len() })
+            Ok(Marked { body: body.to_owned(), engine, marks: places.len(), lines })
         }
         // An unknown format: compiling reports it.
         _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
@@ -122,7 +125,7 @@ struct How<'a> {
 }
 
 fn unmarked(body: &str, engine: Engine) -> Marked {
-    Marked { body: body.to_owned(), engine, marks: 0 }
+    Marked { body: body.to_owned(), engine, marks: 0, lines: false }
 }
 
 /// A Mustache template's literal text, all runs joined.
@@ -160,7 +163,7 @@ fn compile_with_places(
     if let Ok(engine) = compile(marked.clone())
         && works(&engine, inserts.len())
     {
-        return Ok(Marked { body: marked, engine, marks: inserts.len() });
+        return Ok(Marked { body: marked, engine, marks: inserts.len(), lines: false });
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
@@ -170,7 +173,7 @@ fn compile_with_places(
     keep_working(&inserts, &attempt, &mut budget, &mut kept);
     let marked = insert(body, &kept);
     let engine = compile(marked.clone())?;
-    Ok(Marked { body: marked, engine, marks: kept.len() })
+    Ok(Marked { body: marked, engine, marks: kept.len(), lines: false })
 }
 
 /// A tag to write into the body, at a byte offset.
@@ -225,37 +228,47 @@ fn skip_space(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Where marks go in a layout's view (offsets, ascending): for every role line of
-/// `profile` that a line of the view holds whole (after any boundaries it starts with), its
-/// role word, its start, its own line break and the line break before it; for every label
-/// (promptflow), its word, and for `name:`/`tool_call_id:` the line break after it. When a
-/// role line starts right after a boundary, every line break of the view.
-pub(crate) fn plan(view: &str, profile: Profile) -> Vec<usize> {
-    let mut places = Vec::new();
-    let mut all_newlines = false;
+/// Where marks go in a layout's view (offsets, ascending), and whether the role lines'
+/// starts and line breaks carry marks too (then the split checks them).
+///
+/// Always: the role word of every role line of `profile` that a line of the view holds
+/// whole (after any boundaries it starts with) and every label's word (promptflow). Where a
+/// role line starts right after a boundary, or the template's text may pass through a filter
+/// (`captures`: a Jinja block used as a value), also each role line's start and the line
+/// breaks that end it and the line before it, and the line break after each `name:` and
+/// `tool_call_id:` label; after a boundary, every line break of the view.
+pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>, bool) {
+    let mut words = Vec::new();
+    let mut lines = Vec::new();
+    let mut glued = false;
     for_each_mark_line(view, profile, |line| match line.role {
         Some(word) => {
-            places.extend([word, line.start]);
-            places.extend(line.newline_after);
+            words.push(word);
+            lines.push(line.start);
+            lines.extend(line.newline_after);
             if line.after_boundary {
-                all_newlines = true;
+                glued = true;
             } else if let Some(before) = line.start.checked_sub(1) {
-                places.push(before);
+                lines.push(before);
             }
         }
         None => {
             for label in line.labels {
-                places.push(label.word);
-                places.extend(label.newline);
+                words.push(label.word);
+                lines.extend(label.newline);
             }
         }
     });
-    if all_newlines {
-        places.extend(memchr::memchr_iter(b'\n', view.as_bytes()));
+    let full = glued || (captures && !lines.is_empty());
+    if full {
+        words.extend(lines);
     }
-    places.sort_unstable();
-    places.dedup();
-    places
+    if glued {
+        words.extend(memchr::memchr_iter(b'\n', view.as_bytes()));
+    }
+    words.sort_unstable();
+    words.dedup();
+    (words, full)
 }
 
 /// The role words and labels of `text` read as one run (offsets of their words, ascending),
@@ -409,8 +422,10 @@ pub(crate) enum JinjaItem {
     Data(Data),
     /// A comment: renders nothing.
     Comment,
-    /// A `{{ }}` or `{% %}` tag.
-    Tag,
+    /// A `{{ }}` or `{% %}` tag; `captures` for the end of a block whose text may be used as
+    /// a value (`endset`, `endmacro`, `endcall`, `endfilter`, `endblock`), which a filter or
+    /// a slice can then rewrite.
+    Tag { captures: bool },
     /// A `{% raw %}` block: the range of its text that renders (after the block tags'
     /// whitespace control).
     Raw(std::ops::Range<usize>),
@@ -454,14 +469,19 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
                         }
                         (end, JinjaItem::Raw(text))
                     }
-                    None => (end_of_tag(b, i, b"%}"), JinjaItem::Tag),
+                    None => {
+                        let word = tag_keyword(b, i);
+                        let captures =
+                            [&b"endset"[..], b"endmacro", b"endcall", b"endfilter", b"endblock"].contains(&word);
+                        (end_of_tag(b, i, b"%}"), JinjaItem::Tag { captures })
+                    }
                 }
             }
             _ => {
                 if matches!(b.get(i), Some(b'-' | b'+')) {
                     i += 1;
                 }
-                (end_of_tag(b, i, b"}}"), JinjaItem::Tag)
+                (end_of_tag(b, i, b"}}"), JinjaItem::Tag { captures: false })
             }
         };
         pos = end;
@@ -558,6 +578,16 @@ fn basic_tag(b: &[u8], mut i: usize, name: &[u8], ws_control: bool) -> Option<us
         i += 1;
     }
     b.get(i..)?.starts_with(b"%}").then_some(i + 2)
+}
+
+/// The statement's first word, for a `{%` tag whose expression starts at `i`.
+fn tag_keyword(b: &[u8], mut i: usize) -> &[u8] {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    let rest = b.get(i..).unwrap_or_default();
+    let len = rest.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+    rest.get(..len).unwrap_or_default()
 }
 
 /// Where the `{% endraw %}` closing the raw block whose text starts at `i` opens, and the

@@ -14,6 +14,8 @@ use crate::roles::{parse_attrs, role_line};
 pub(crate) struct Strict<'a> {
     pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,
+    /// Whether role-line starts and line breaks carry marks too.
+    pub(crate) lines: bool,
 }
 
 impl Strict<'_> {
@@ -28,6 +30,9 @@ impl Strict<'_> {
         if !self.marked(word) {
             let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
             return Some(injection_error(line, around, self.inputs));
+        }
+        if !self.lines {
+            return None;
         }
         let before = pos.checked_sub(1);
         let after = (end < text.len()).then_some(end);

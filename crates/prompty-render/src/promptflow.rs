@@ -112,6 +112,10 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
 pub(crate) struct Provenance<'a> {
     pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,
+    /// Whether role-line starts and line breaks carry marks too: then each role line's start
+    /// and the line breaks around it, and the line break after a `name:`/`tool_call_id:`
+    /// label, must be the template's.
+    pub(crate) lines: bool,
 }
 
 impl Provenance<'_> {
@@ -136,7 +140,7 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         let bytes = text.as_bytes();
         // The role line starts right after a line break of the template's (or at the start)
         // with the template's own line, and ends with its own line break.
-        let glued = chunks.iter().find(|c| {
+        let glued = chunks.iter().filter(|_| p.lines).find(|c| {
             let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
             let start = before.map_or(0, |n| n + 1);
             let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
@@ -208,7 +212,7 @@ fn check_labels<'a>(
         }
         // The line break after the label must be the template's: a value's would decide
         // whether the template's label is one.
-        if !p.marked(body_at + l.newline_at) {
+        if p.lines && !p.marked(body_at + l.newline_at) {
             return Err(label_line_break_error(label, p.inputs));
         }
     }

@@ -65,6 +65,8 @@ pub struct Renderer {
     strict: bool,
     /// Whether the compiled template holds marks (differs from the prompt's template).
     rewritten: bool,
+    /// Whether role-line starts and line breaks carry marks too.
+    line_marks: bool,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     rich: Vec<(String, PropertyKind)>,
@@ -94,17 +96,29 @@ impl Renderer {
         let instructions = prompt.instructions.clone().unwrap_or_default();
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
         let format = &prompt.template.format.kind;
-        let (body, engine, rewritten) = if profile == Profile::Promptflow || strict {
+        let (body, engine, rewritten, line_marks) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks > 0)
+            (marked.body, marked.engine, marked.marks > 0, marked.lines)
         } else {
             let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
-            (instructions, engine, false)
+            (instructions, engine, false, false)
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
-        Ok(Self { prompt, profile, limits: options.limits, location, body, engine, strict, rewritten, plain, rich })
+        Ok(Self {
+            prompt,
+            profile,
+            limits: options.limits,
+            location,
+            body,
+            engine,
+            strict,
+            rewritten,
+            line_marks,
+            plain,
+            rich,
+        })
     }
 
     /// The prompt.
@@ -156,7 +170,8 @@ impl Renderer {
                 let (text, marks) = strip_marks(&text, &mark);
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
-                let messages = split_inner(&text, Some(&Strict { marks: &marks, inputs: &ctx }))?;
+                let messages =
+                    split_inner(&text, Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks }))?;
                 if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Spec => {
@@ -173,7 +188,7 @@ impl Renderer {
                 ctx.set(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let (text, marks) = strip_marks(&text, &mark);
-                let provenance = Provenance { marks: &marks, inputs: &ctx };
+                let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
                 escapes.restore(&mut messages);
                 Ok(messages)
@@ -425,10 +440,7 @@ mod tests {
         let prompt =
             prompty_syntax::load_str(text, &prompty_syntax::MapHost::new(), &Default::default()).prompt.expect("loads");
         let renderer = Renderer::new(prompt).expect("compiles");
-        assert_eq!(
-            renderer.body,
-            "{{ __prompty_mark }}system:{{ __prompty_mark }}\nhi{{ __prompty_mark }}\n{{ __prompty_mark }}# {{ __prompty_mark }}User[name=Bob]:{{ __prompty_mark }}\n{{q}}"
-        );
+        assert_eq!(renderer.body, "{{ __prompty_mark }}system:\nhi\n# {{ __prompty_mark }}User[name=Bob]:\n{{q}}");
         let ms = renderer.prepare(&Map::new()).expect("renders");
         assert_eq!(ms[1].metadata.get("name"), Some(&Value::String("Bob".into())));
         assert_eq!(ms[1].text_content(), "x");
