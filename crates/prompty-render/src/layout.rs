@@ -117,18 +117,20 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
                 last_ends = d.range.end == body.len() && kept.end == body.len();
             }
             JinjaItem::Comment => {}
-            JinjaItem::Raw(kept) if raw => {
+            JinjaItem::Raw(kept, ends) if raw => {
                 let text = body.get(kept.clone()).unwrap_or("");
                 if !text.is_empty() {
                     layout.push(text, follows, Origin::Body { at: kept.start, tag: spliced });
                     follows = true;
                 }
+                // A raw block that closes the template ends the output.
+                last_ends = ends;
             }
             JinjaItem::Tag { captures } => {
                 layout.captures |= captures;
                 follows = false;
             }
-            JinjaItem::Raw(_) => follows = false,
+            JinjaItem::Raw(..) => follows = false,
         }
     }
     layout.finish(last_ends);

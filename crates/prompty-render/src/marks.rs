@@ -427,8 +427,8 @@ pub(crate) enum JinjaItem {
     /// a slice can then rewrite.
     Tag { captures: bool },
     /// A `{% raw %}` block: the range of its text that renders (after the block tags'
-    /// whitespace control).
-    Raw(std::ops::Range<usize>),
+    /// whitespace control), and whether the block ends the template.
+    Raw(std::ops::Range<usize>, bool),
 }
 
 /// Lexes a Jinja template the way minijinja does with the default delimiters: a tag ends at
@@ -467,7 +467,7 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
                             let t = src.get(text.clone()).unwrap_or("");
                             text.end -= t.len() - t.trim_end().len();
                         }
-                        (end, JinjaItem::Raw(text))
+                        (end, JinjaItem::Raw(text, end == b.len()))
                     }
                     None => {
                         let word = tag_keyword(b, i);

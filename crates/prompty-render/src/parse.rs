@@ -115,8 +115,9 @@ fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
 /// Names the input whose value carries the forged role line `line`: the one containing it,
 /// else the one sharing the most text with it and the line breaks `around` it.
 fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
-    let needle = line.trim();
-    let culprit = inputs.entries.iter().find(|(_, v)| value_contains(v, needle)).map(|(k, _)| k.to_string());
+    let found = line.trim();
+    let culprit = inputs.entries.iter().find(|(_, v)| value_contains(v, found)).map(|(k, _)| k.to_string());
+    let needle = one_line(found);
     match culprit.map(|c| (c, true)).or_else(|| crate::promptflow::blame(around, inputs).map(|(c, _)| (c, false))) {
         Some((name, true)) => Error::new(
             ErrorKind::Injection,
@@ -143,7 +144,7 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
 
 /// A role line made one by a line break (or text) that is not the template's.
 fn line_break_error(text: &str, pos: usize, end: usize, line: &str, inputs: &Context<'_>) -> Error {
-    let needle = line.trim();
+    let needle = one_line(line.trim());
     let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
     const WHY: &str = "keep a line break of the template's own before and after each role line";
     match crate::promptflow::blame(around, inputs) {
@@ -161,6 +162,15 @@ fn line_break_error(text: &str, pos: usize, end: usize, line: &str, inputs: &Con
             ),
         ),
     }
+}
+
+/// `line` as an error quotes it: control characters (a `\r` inside a role line) escaped, so
+/// the error stays one line.
+fn one_line(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains(char::is_control) {
+        return line.into();
+    }
+    line.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn value_contains(v: &Value, needle: &str) -> bool {
