@@ -446,7 +446,10 @@ fn label_line_break_error(label: &str, inputs: &Context<'_>) -> Error {
 fn label_error(label: &str, around: &str, inputs: &Context<'_>) -> Error {
     const WHY: &str = "only the template's own `name:`, `tool_call_id:` and `content:` labels set a message's name, tool call id and content";
     let needle = format!("{label}:");
-    match blame(&needle, inputs).or_else(|| blame(label, inputs)) {
+    // Only a value that holds the whole label "contains" it; a partial overlap (a value
+    // whose line break completes the template's `name:`) forms it with the text around.
+    let whole = blame(&needle, inputs).or_else(|| blame(label, inputs)).filter(|(_, whole)| *whole);
+    match whole {
         Some((name, _)) => Error::new(
             ErrorKind::Injection,
             format!(
