@@ -19,6 +19,7 @@ mod context;
 mod engine;
 mod error;
 mod growth;
+#[cfg(feature = "handlebars")]
 mod hbs;
 mod jinja_compat;
 mod layout;
