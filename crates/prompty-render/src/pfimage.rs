@@ -120,7 +120,13 @@ pub(crate) fn markdown_image_prepass(body: &str) -> Option<String> {
     if !body.contains("![") {
         return None;
     }
-    let data = crate::marks::jinja_data(body);
+    let data: Vec<crate::marks::Data> = crate::marks::jinja_lex(body, true)
+        .into_iter()
+        .filter_map(|item| match item {
+            crate::marks::JinjaItem::Data(d) => Some(d),
+            _ => None,
+        })
+        .collect();
     let b = body.as_bytes();
     let mut out = String::with_capacity(body.len() + 16);
     let mut from = 0;
