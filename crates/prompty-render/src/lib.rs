@@ -24,7 +24,9 @@ mod hbs;
 mod jinja_compat;
 mod limits;
 mod marks;
-mod message;
+// The message model lives in prompty-syntax, beside the prompt model; `crate::message`
+// keeps naming it here.
+use prompty_syntax::message;
 mod nesting;
 mod parse;
 mod promptflow;
@@ -37,9 +39,9 @@ pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
 pub use jinja_compat::has_filter as has_jinja_filter;
 pub use limits::Limits;
-pub use message::{Message, Part};
 pub use parse::split_messages;
 pub use promptflow::{PROMPTFLOW_ROLES, split_messages_promptflow};
+pub use prompty_syntax::{Message, Part};
 pub use renderer::{RenderOptions, Renderer, Segment};
 pub use roles::{SPEC_ROLES, role_line};
 pub use text::messages_to_text;

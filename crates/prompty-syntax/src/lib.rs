@@ -19,6 +19,7 @@ mod diagnostic;
 mod host;
 mod inputs;
 mod lower;
+pub mod message;
 mod model;
 mod refs;
 pub mod schema;
@@ -33,6 +34,7 @@ use std::path::PathBuf;
 pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
 pub use host::{Host, HostError, MapHost, normalize};
 pub use lower::{FORMATS, OPTION_KEYS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
+pub use message::{Message, Part};
 pub use model::{
     Binding, Connection, FormatConfig, Legacy, Model, ModelOptions, ParserConfig, Profile, Prompt, Property,
     PropertyKind, Template, Tool,

@@ -2,8 +2,7 @@
 //! responses back to results.
 //!
 //! ```
-//! use prompty_render::Message;
-//! use prompty_syntax::{LoadOptions, MapHost, load_str};
+//! use prompty_syntax::{LoadOptions, MapHost, Message, load_str};
 //! use prompty_wire::{Target, compile};
 //!
 //! let text = "---\nmodel:\n  id: gpt-4o\n  options:\n    maxOutputTokens: 200\n---\nuser:\nHi";
@@ -40,8 +39,7 @@ pub mod schema;
 mod target;
 mod warning;
 
-use prompty_render::Message;
-use prompty_syntax::{Profile, Prompt};
+use prompty_syntax::{Message, Profile, Prompt};
 use serde_json::Value;
 
 pub use anthropic::DEFAULT_MAX_TOKENS;

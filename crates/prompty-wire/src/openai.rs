@@ -1,7 +1,7 @@
 //! OpenAI request bodies: chat completions, responses, embeddings and images. Azure and
 //! Foundry take the same bodies.
 
-use prompty_render::{Message, Part};
+use prompty_syntax::{Message, Part};
 use serde_json::{Map, Value, json};
 
 use crate::common::{Ctx, float, int, lone_text, part_kind, put, strings, text_of};

@@ -1,8 +1,7 @@
 //! v1 (promptflow) requests: `model.parameters` verbatim, then `model`, then `messages`,
 //! the order promptflow-core builds them in.
 
-use prompty_render::Message;
-use prompty_syntax::Prompt;
+use prompty_syntax::{Message, Prompt};
 use serde_json::{Map, Value};
 
 use crate::common::Ctx;
