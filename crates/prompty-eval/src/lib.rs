@@ -26,8 +26,10 @@ pub mod evaluation;
 mod evaluator;
 pub mod extract;
 pub mod flatten;
-mod py;
 pub mod verdict;
+
+// Python's str(), repr(), float(), json.dumps by their Python names (`py::str_of`).
+use prompty_py::builtins as py;
 
 pub use azure::{AzureEvaluator, JudgeCall, Prepared};
 pub use config::{BUILTIN_PROMPTS, BuiltinPrompt, EvaluatorConfig, builtin_config, builtin_prompt};

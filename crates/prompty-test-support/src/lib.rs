@@ -5,7 +5,9 @@
 //! - [`Rng`]: the seeded generator of the property tests, so that every run draws the
 //!   same cases;
 //! - [`bench`]: the workloads of `shared/bench/` that the criterion benches and the
-//!   side-by-side benchmark measure.
+//!   side-by-side benchmark measure;
+//! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
+//!   prompty-render.
 //!
 //! ```
 //! use prompty_test_support::Rng;
@@ -19,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod cpython;
 mod rng;
 
 pub use rng::Rng;
