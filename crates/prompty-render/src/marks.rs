@@ -15,7 +15,7 @@
 //! Handlebars templates are checked after compiling. A role line there is then refused when
 //! it renders, rather than rendered differently.
 
-use prompty_syntax::Profile;
+use prompty_syntax::{Profile, TemplateFormat};
 
 use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
@@ -158,12 +158,11 @@ struct MarkTag {
 }
 
 fn mark_tag(format: &str) -> Option<MarkTag> {
-    match format {
-        "jinja2" | "jinja" | "nunjucks" => Some(MarkTag { text: "{{ __prompty_mark }}", jinja: true }),
-        "mustache" => Some(MarkTag { text: "{{__prompty_mark}}", jinja: false }),
+    match TemplateFormat::from_kind(format)? {
+        TemplateFormat::Jinja2 => Some(MarkTag { text: "{{ __prompty_mark }}", jinja: true }),
+        TemplateFormat::Mustache => Some(MarkTag { text: "{{__prompty_mark}}", jinja: false }),
         // Inside `{{#each}}` and `{{#with}}` a bare name is looked up in the block's value.
-        "handlebars" | "hbs" => Some(MarkTag { text: "{{@root.__prompty_mark}}", jinja: false }),
-        _ => None,
+        TemplateFormat::Handlebars => Some(MarkTag { text: "{{@root.__prompty_mark}}", jinja: false }),
     }
 }
 

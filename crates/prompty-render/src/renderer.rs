@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use prompty_syntax::{Profile, Prompt, PropertyKind};
+use prompty_syntax::{Profile, Prompt, PropertyKind, TemplateFormat};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -326,11 +326,11 @@ fn root_variable(expr: &str) -> Option<String> {
 
 /// Rewrites every role line of the template body to carry the render nonce.
 fn add_nonces(body: &str, format: &str) -> String {
-    let placeholder = match format {
-        "jinja2" | "jinja" | "nunjucks" => "{{ __prompty_nonce }}",
+    let placeholder = match TemplateFormat::from_kind(format) {
+        Some(TemplateFormat::Jinja2) => "{{ __prompty_nonce }}",
         // Inside `{{#each}}` and `{{#with}}` a bare name is looked up in the block's value.
-        "handlebars" | "hbs" => "{{@root.__prompty_nonce}}",
-        _ => "{{__prompty_nonce}}",
+        Some(TemplateFormat::Handlebars) => "{{@root.__prompty_nonce}}",
+        Some(TemplateFormat::Mustache) | None => "{{__prompty_nonce}}",
     };
     let mut out = String::with_capacity(body.len() + 64);
     for (i, line) in body.split('\n').enumerate() {

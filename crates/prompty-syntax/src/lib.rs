@@ -16,6 +16,7 @@
 
 pub mod codes;
 mod diagnostic;
+mod format;
 mod host;
 mod inputs;
 mod lower;
@@ -32,6 +33,7 @@ mod yaml_fast;
 use std::path::PathBuf;
 
 pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
+pub use format::TemplateFormat;
 pub use host::{Host, HostError, MapHost, normalize};
 pub use lower::{FORMATS, OPTION_KEYS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
 pub use message::{Message, Part};

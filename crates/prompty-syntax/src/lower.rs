@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::codes;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::format::TemplateFormat;
 use crate::model::{
     Connection, FormatConfig, Legacy, Model, ModelOptions, ParserConfig, Profile, Prompt, Property, PropertyKind,
     Template, Tool,
@@ -56,8 +57,9 @@ const PARSER_KEYS: &[&str] = &["kind", "options"];
 const COMMON_CONNECTION_KEYS: &[&str] = &["kind", "authenticationMode", "usageDescription"];
 const TOOL_COMMON_KEYS: &[&str] = &["name", "kind", "description", "bindings"];
 
-/// Template formats this toolkit renders.
-pub const FORMATS: &[&str] = &["jinja2", "mustache", "handlebars"];
+/// Template formats this toolkit renders, by their spec names.
+pub const FORMATS: &[&str] =
+    &[TemplateFormat::Jinja2.name(), TemplateFormat::Mustache.name(), TemplateFormat::Handlebars.name()];
 /// Parsers this toolkit splits with.
 pub const PARSERS: &[&str] = &["prompty"];
 
@@ -860,7 +862,7 @@ impl Lowerer<'_> {
     }
 
     fn check_engine(&mut self, node: &Node, kind: &str, known: &[&str], what: &str) {
-        if known.contains(&kind) || (what == "format" && kind == "nunjucks") {
+        if known.contains(&kind) || (what == "format" && TemplateFormat::from_kind(kind).is_some()) {
             return;
         }
         let guess = if self.secrets.contains(kind) { None } else { did_you_mean(kind, known) };

@@ -6,6 +6,7 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::format::TemplateFormat;
 use crate::secret::Secrets;
 
 /// Which reference engine a file is rendered like.
@@ -344,6 +345,14 @@ pub struct FormatConfig {
     pub options: Option<Map<String, Value>>,
 }
 
+impl FormatConfig {
+    /// The engine [`kind`](FormatConfig::kind) names, or `None` when this toolkit has none
+    /// by that name (the loader reports it).
+    pub fn format(&self) -> Option<TemplateFormat> {
+        TemplateFormat::from_kind(&self.kind)
+    }
+}
+
 /// `template.parser`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParserConfig {
@@ -363,7 +372,7 @@ pub struct Template {
 impl Default for Template {
     fn default() -> Self {
         Self {
-            format: FormatConfig { kind: "jinja2".to_owned(), strict: None, options: None },
+            format: FormatConfig { kind: TemplateFormat::Jinja2.name().to_owned(), strict: None, options: None },
             parser: ParserConfig { kind: "prompty".to_owned(), options: None },
         }
     }
