@@ -28,7 +28,6 @@ mod secret;
 pub mod split;
 mod suggest;
 pub mod yaml;
-mod yaml_fast;
 
 use std::path::PathBuf;
 

@@ -1,141 +1,18 @@
-//! YAML front matter as a tree of nodes that keep their byte spans.
-//!
-//! `serde-saphyr` does the parsing (pure Rust, duplicate keys rejected, alias budget);
-//! every node is read through `Spanned` so that later diagnostics point at the exact key
-//! or value in the original file.
+//! The full YAML path: `serde-saphyr` does the parsing (pure Rust, duplicate keys
+//! rejected, alias budget); every node is read through `Spanned` so that later diagnostics
+//! point at the exact key or value in the original file.
 
 use std::fmt;
 use std::ops::Range;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::Number;
 use serde_saphyr::Spanned;
 
 use crate::codes;
 use crate::diagnostic::{Diagnostic, LineIndex};
 
-/// A YAML value with its byte span in the original file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    /// The value.
-    pub value: NodeValue,
-    /// Byte span in the original file.
-    pub span: Range<usize>,
-}
-
-/// The shape of a YAML value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum NodeValue {
-    /// `~`, `null` or nothing.
-    Null,
-    /// `true` / `false`.
-    Bool(bool),
-    /// An integer or float.
-    Number(Number),
-    /// A string scalar.
-    String(String),
-    /// A sequence.
-    Seq(Vec<Node>),
-    /// A mapping, in file order.
-    Map(Vec<(Node, Node)>),
-}
-
-impl Node {
-    /// A node that did not come from the file (e.g. a loaded `${file:}` value), placed at `span`.
-    pub fn synthetic(value: &Value, span: Range<usize>) -> Node {
-        let value = match value {
-            Value::Null => NodeValue::Null,
-            Value::Bool(b) => NodeValue::Bool(*b),
-            Value::Number(n) => NodeValue::Number(n.clone()),
-            Value::String(s) => NodeValue::String(s.clone()),
-            Value::Array(a) => NodeValue::Seq(a.iter().map(|v| Node::synthetic(v, span.clone())).collect()),
-            Value::Object(o) => NodeValue::Map(
-                o.iter()
-                    .map(|(k, v)| {
-                        (
-                            Node { value: NodeValue::String(k.clone()), span: span.clone() },
-                            Node::synthetic(v, span.clone()),
-                        )
-                    })
-                    .collect(),
-            ),
-        };
-        Node { value, span }
-    }
-
-    /// The string value, if this is a string scalar.
-    pub fn as_str(&self) -> Option<&str> {
-        match &self.value {
-            NodeValue::String(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The entries, if this is a mapping.
-    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
-        match &self.value {
-            NodeValue::Map(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The value stored under `key`, if this is a mapping that has it.
-    pub fn get(&self, key: &str) -> Option<&Node> {
-        self.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
-    }
-
-    /// The key node of `key`, if present.
-    pub fn key_node(&self, key: &str) -> Option<&Node> {
-        self.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(k, _)| k)
-    }
-
-    /// Whether this is `null`.
-    pub fn is_null(&self) -> bool {
-        matches!(self.value, NodeValue::Null)
-    }
-
-    /// A short name of the node's type, for messages: "a string", "a mapping", ...
-    pub fn type_name(&self) -> &'static str {
-        match &self.value {
-            NodeValue::Null => "null",
-            NodeValue::Bool(_) => "a boolean",
-            NodeValue::Number(n) if n.is_f64() => "a float",
-            NodeValue::Number(_) => "an integer",
-            NodeValue::String(_) => "a string",
-            NodeValue::Seq(_) => "a list",
-            NodeValue::Map(_) => "a mapping",
-        }
-    }
-
-    /// The JSON value of this node (mapping keys become strings).
-    pub fn to_json(&self) -> Value {
-        match &self.value {
-            NodeValue::Null => Value::Null,
-            NodeValue::Bool(b) => Value::Bool(*b),
-            NodeValue::Number(n) => Value::Number(n.clone()),
-            NodeValue::String(s) => Value::String(s.clone()),
-            NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
-            NodeValue::Map(entries) => {
-                let mut map = Map::new();
-                for (k, v) in entries {
-                    map.insert(k.key_string(), v.to_json());
-                }
-                Value::Object(map)
-            }
-        }
-    }
-
-    /// The text of a scalar used as a mapping key.
-    pub fn key_string(&self) -> String {
-        match &self.value {
-            NodeValue::String(s) => s.clone(),
-            NodeValue::Null => "null".to_owned(),
-            NodeValue::Bool(b) => b.to_string(),
-            NodeValue::Number(n) => n.to_string(),
-            NodeValue::Seq(_) | NodeValue::Map(_) => self.to_json().to_string(),
-        }
-    }
-}
+use super::node::{MAX_YAML_DEPTH, MAX_YAML_NODES, Node, NodeValue, flow_close};
 
 /// Deserialization target: a value whose children are spanned.
 enum Raw {
@@ -266,26 +143,6 @@ impl Lower<'_> {
     }
 }
 
-/// For a flow collection (`[a, b]`, `{k: v}`) that starts at `start`, the end just past its
-/// closing bracket; `end` (the end of its last item) for any other node. `text` is the YAML,
-/// which starts at byte `base` of the file; positions are in the file.
-pub(crate) fn flow_close(text: &str, base: usize, start: usize, end: usize, open: u8, close: u8) -> usize {
-    let bytes = text.as_bytes();
-    let local = |abs: usize| abs.checked_sub(base);
-    if local(start).and_then(|i| bytes.get(i)) != Some(&open) {
-        return end;
-    }
-    let Some(mut i) = local(end) else { return end };
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
-            b if b == close => return base + i + 1,
-            _ => return end,
-        }
-    }
-    end
-}
-
 /// Limits applied to YAML parsing.
 fn options() -> serde_saphyr::Options {
     let mut opts = serde_saphyr::Options::default();
@@ -301,22 +158,6 @@ fn options() -> serde_saphyr::Options {
     budget.max_nodes = MAX_YAML_NODES;
     opts.budget = Some(budget);
     opts
-}
-
-/// The deepest YAML nesting the loader accepts.
-pub const MAX_YAML_DEPTH: usize = 32;
-
-/// The most YAML values (aliases expanded) the loader accepts in one document.
-pub const MAX_YAML_NODES: usize = 100_000;
-
-/// Parses `yaml`, which starts at byte `base` of the file `file_text`.
-///
-/// Returns the root node, or one diagnostic locating the syntax error.
-pub fn parse(file_text: &str, base: usize, yaml: &str) -> Result<Node, Diagnostic> {
-    if let Some(node) = crate::yaml_fast::parse(yaml, base) {
-        return Ok(node);
-    }
-    parse_full(file_text, base, yaml)
 }
 
 /// The full path: every YAML construct, and the error messages.
@@ -401,42 +242,4 @@ fn clean_message(raw: &str) -> String {
         _ => msg,
     };
     msg.to_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn slice<'a>(text: &'a str, n: &Node) -> &'a str {
-        &text[n.span.clone()]
-    }
-
-    #[test]
-    fn spans_point_into_the_file() {
-        let file = "---\nname: a\nmodel:\n  id: gpt-4\nn: y\n---\nbody";
-        let yaml = &file[4..file.rfind("---").expect("fence")];
-        let root = parse(file, 4, yaml).expect("valid");
-        assert_eq!(slice(file, root.key_node("name").expect("key")), "name");
-        let model = root.get("model").expect("model");
-        assert_eq!(slice(file, model.get("id").expect("id")), "gpt-4");
-        assert_eq!(root.get("n").and_then(Node::as_str), Some("y"));
-    }
-
-    #[test]
-    fn duplicate_key_is_located() {
-        let file = "---\na: 1\na: 2\n---\n";
-        let err = parse(file, 4, &file[4..13]).expect_err("duplicate");
-        assert_eq!(err.code, codes::DUPLICATE_KEY);
-        assert_eq!(&file[err.span.clone()], "a");
-        assert_eq!(err.span.start, 9);
-    }
-
-    #[test]
-    fn syntax_error_message_is_clean() {
-        let file = "---\nname: [invalid\n---\n";
-        let err = parse(file, 4, &file[4..18]).expect_err("invalid");
-        assert_eq!(err.code, codes::YAML_SYNTAX);
-        assert!(err.message.starts_with("invalid front matter YAML: "), "{}", err.message);
-        assert!(!err.message.contains("line "), "{}", err.message);
-    }
 }
