@@ -35,6 +35,7 @@ mod media;
 mod openai;
 mod process;
 mod promptflow;
+mod response;
 pub mod schema;
 mod target;
 mod warning;
@@ -44,7 +45,8 @@ use serde_json::Value;
 
 pub use anthropic::DEFAULT_MAX_TOKENS;
 pub use error::Error;
-pub use process::{GeneratedImage, Output, ProcessResult, ResponseSpec, ResultFormat, ToolCall, Usage, process};
+pub use process::{GeneratedImage, Output, ProcessResult, ToolCall, Usage, process};
+pub use response::{ResponseSpec, ResultFormat};
 pub use target::{Api, Provider, Target};
 pub use warning::Warning;
 
@@ -84,6 +86,20 @@ pub fn compile(prompt: &Prompt, messages: &[Message], target: Target) -> Result<
     }
 }
 
+impl ResponseSpec {
+    /// How the reply to `prompt` compiled for `target` is read; the same as
+    /// [`Compiled::response`].
+    pub fn for_prompt(prompt: &Prompt, target: &Target) -> Result<Self, Error> {
+        if prompt.profile == Profile::Promptflow {
+            let (provider, _) = promptflow::resolve(prompt, target)?;
+            return Ok(promptflow::response_spec(prompt, provider));
+        }
+        let provider = target.resolve_provider(prompt)?;
+        let api = target.resolve_api(prompt)?;
+        Ok(response::spec_response(prompt, provider, api))
+    }
+}
+
 fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Result<Compiled, Error> {
     if prompt.profile == Profile::Promptflow {
         return promptflow::compile(prompt, messages, &target);
@@ -114,6 +130,6 @@ fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Resul
         warnings: ctx.warnings,
         provider,
         api,
-        response: process::spec_response(prompt, provider, api),
+        response: response::spec_response(prompt, provider, api),
     })
 }

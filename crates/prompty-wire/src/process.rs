@@ -1,71 +1,10 @@
 //! Provider responses to results.
 
-use prompty_syntax::{Profile, Prompt};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::{Api, Error, Provider, Target, promptflow};
-
-/// How to read a provider's response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResponseSpec {
-    /// The provider that answered.
-    pub provider: Provider,
-    /// The API that answered.
-    pub api: Api,
-    /// What the text of the reply is.
-    pub format: ResultFormat,
-}
-
-/// What the text of a reply is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ResultFormat {
-    /// Plain text.
-    Text,
-    /// JSON asked for by `outputs`: parsed when it parses, the raw text otherwise.
-    Structured,
-    /// JSON asked for by a v1 `response_format: {type: json_object}`: it must parse, and
-    /// when `outputs` are declared only those keys are kept (each must be present).
-    JsonObject {
-        /// The declared output names; empty keeps everything.
-        outputs: Vec<String>,
-    },
-}
-
-impl ResponseSpec {
-    /// Plain text from `provider`'s `api`.
-    pub fn new(provider: Provider, api: Api) -> Self {
-        Self { provider, api, format: ResultFormat::Text }
-    }
-
-    /// Sets the format.
-    #[must_use]
-    pub fn with_format(mut self, format: ResultFormat) -> Self {
-        self.format = format;
-        self
-    }
-
-    /// How the reply to `prompt` compiled for `target` is read; the same as
-    /// [`Compiled::response`](crate::Compiled::response).
-    pub fn for_prompt(prompt: &Prompt, target: &Target) -> Result<Self, Error> {
-        if prompt.profile == Profile::Promptflow {
-            let (provider, _) = promptflow::resolve(prompt, target)?;
-            return Ok(promptflow::response_spec(prompt, provider));
-        }
-        let provider = target.resolve_provider(prompt)?;
-        let api = target.resolve_api(prompt)?;
-        Ok(spec_response(prompt, provider, api))
-    }
-}
-
-/// A v2 prompt's reply: JSON-parsed from chat and responses when it declares `outputs`.
-pub(crate) fn spec_response(prompt: &Prompt, provider: Provider, api: Api) -> ResponseSpec {
-    let structured =
-        prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
-    let format = if structured { ResultFormat::Structured } else { ResultFormat::Text };
-    ResponseSpec { provider, api, format }
-}
+use crate::response::{ResponseSpec, ResultFormat};
+use crate::{Api, Error};
 
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

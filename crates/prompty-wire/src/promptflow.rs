@@ -5,7 +5,7 @@ use prompty_syntax::{Message, Prompt};
 use serde_json::{Map, Value};
 
 use crate::common::Ctx;
-use crate::process::{ResponseSpec, ResultFormat};
+use crate::response::{ResponseSpec, ResultFormat};
 use crate::{Api, Compiled, Error, Provider, Target, Warning, openai};
 
 pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) -> Result<Compiled, Error> {

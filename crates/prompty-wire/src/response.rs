@@ -1,0 +1,55 @@
+//! How to read a provider's response: the provider and API that answered and what the
+//! text of the reply is.
+
+use prompty_syntax::Prompt;
+
+use crate::{Api, Provider};
+
+/// How to read a provider's response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseSpec {
+    /// The provider that answered.
+    pub provider: Provider,
+    /// The API that answered.
+    pub api: Api,
+    /// What the text of the reply is.
+    pub format: ResultFormat,
+}
+
+/// What the text of a reply is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResultFormat {
+    /// Plain text.
+    Text,
+    /// JSON asked for by `outputs`: parsed when it parses, the raw text otherwise.
+    Structured,
+    /// JSON asked for by a v1 `response_format: {type: json_object}`: it must parse, and
+    /// when `outputs` are declared only those keys are kept (each must be present).
+    JsonObject {
+        /// The declared output names; empty keeps everything.
+        outputs: Vec<String>,
+    },
+}
+
+impl ResponseSpec {
+    /// Plain text from `provider`'s `api`.
+    pub fn new(provider: Provider, api: Api) -> Self {
+        Self { provider, api, format: ResultFormat::Text }
+    }
+
+    /// Sets the format.
+    #[must_use]
+    pub fn with_format(mut self, format: ResultFormat) -> Self {
+        self.format = format;
+        self
+    }
+}
+
+/// A v2 prompt's reply: JSON-parsed from chat and responses when it declares `outputs`.
+pub(crate) fn spec_response(prompt: &Prompt, provider: Provider, api: Api) -> ResponseSpec {
+    let structured =
+        prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
+    let format = if structured { ResultFormat::Structured } else { ResultFormat::Text };
+    ResponseSpec { provider, api, format }
+}
