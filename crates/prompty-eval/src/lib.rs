@@ -10,8 +10,8 @@
 //!   ([`Evaluation::to_azure`]).
 //! * [`conversation`] and [`flatten`]: per-turn inputs of conversations,
 //!   flattening of agent message lists, aggregation over turns.
-//! * [`config`]: the `metadata.evaluator` block of a prompt's front matter
-//!   and the built-in settings of the azure-ai-evaluation prompts.
+//! * [`config`]: the `metadata.evaluator` block of a prompt's front matter;
+//!   [`builtin`]: the prompts of azure-ai-evaluation and their settings.
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
 //!   result layout), for conformance with azure-ai-evaluation 1.13.3.
 //!
@@ -19,6 +19,7 @@
 //! happen elsewhere; this crate takes the model's reply as data.
 
 pub mod azure;
+pub mod builtin;
 pub mod config;
 pub mod conversation;
 mod error;
@@ -26,13 +27,15 @@ pub mod evaluation;
 mod evaluator;
 pub mod extract;
 pub mod flatten;
+mod metadata;
 pub mod verdict;
 
 // Python's str(), repr(), float(), json.dumps by their Python names (`py::str_of`).
 use prompty_py::builtins as py;
 
 pub use azure::{AzureEvaluator, JudgeCall, Prepared};
-pub use config::{BUILTIN_PROMPTS, BuiltinPrompt, EvaluatorConfig, builtin_config, builtin_prompt};
+pub use builtin::{BUILTIN_PROMPTS, BuiltinPrompt, builtin_config, builtin_prompt};
+pub use config::EvaluatorConfig;
 pub use error::{Error, ErrorCategory, Result};
 pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, Usage};
 pub use evaluator::Evaluator;
