@@ -40,4 +40,5 @@ pub use error::{Error, ErrorCategory, Result};
 pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, Usage};
 pub use evaluator::Evaluator;
 pub use extract::{AnswerFormat, Extracted};
+pub use metadata::schema as evaluator_schema;
 pub use verdict::{Direction, ScoreRange, Threshold, Verdict};

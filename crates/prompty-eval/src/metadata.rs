@@ -10,22 +10,61 @@ use crate::evaluation::ScoreForm;
 use crate::extract::AnswerFormat;
 use crate::verdict::{Direction, ScoreRange, Threshold};
 
-const KEYS: &[&str] = &[
-    "resultKey",
-    "answer",
-    "range",
-    "validateRange",
-    "threshold",
-    "direction",
-    "scoreKey",
-    "reasonKey",
-    "propertiesKey",
-    "labelKey",
-    "statusKey",
-    "scoreType",
-    "strict",
-    "compat",
+/// The keys of the block, each with the JSON Schema of its value (JSON text): read by
+/// [`EvaluatorConfig::from_block`] and described by [`schema`].
+const KEYS: &[(&str, &str)] = &[
+    ("resultKey", r#"{"type": "string", "description": "Name of the result (default: the prompt's name)."}"#),
+    (
+        "answer",
+        r#"{"enum": ["tags", "json", "number", "label"], "description": "How the judge answers (default: json)."}"#,
+    ),
+    (
+        "range",
+        r#"{"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2, "description": "The score range [min, max]; tag answers: single digits."}"#,
+    ),
+    ("validateRange", r#"{"type": "boolean", "description": "Whether a score outside `range` is an error."}"#),
+    ("threshold", r#"{"type": "number", "description": "The pass threshold (default 3)."}"#),
+    (
+        "direction",
+        r#"{"enum": ["higher", "lower", "equal"], "description": "Pass when the score is at or above (higher), at or below (lower) or equal to the threshold."}"#,
+    ),
+    ("scoreKey", STRINGS),
+    ("reasonKey", STRINGS),
+    ("propertiesKey", STRINGS),
+    ("labelKey", STRINGS),
+    ("statusKey", r#"{"type": "string", "description": "JSON answers: the key holding the status."}"#),
+    ("scoreType", r#"{"enum": ["float", "int", "bool"], "description": "How the score is written in the result."}"#),
+    (
+        "strict",
+        r#"{"type": "boolean", "description": "Whether an unreadable answer is an error instead of an unknown verdict."}"#,
+    ),
+    (
+        "compat",
+        r#"{"type": "string", "description": "Follow the azure-ai-evaluation evaluator of this name (result key or class name)."}"#,
+    ),
 ];
+
+const STRINGS: &str = r#"{"description": "JSON answers: the key, or the keys tried in order.", "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}]}"#;
+
+/// The JSON Schema of the `metadata.evaluator` block, for the front matter schema
+/// (`prompty_syntax::front_matter_schema_with(&[("evaluator", evaluator_schema())])`).
+pub fn schema() -> Value {
+    let mut properties = serde_json::Map::new();
+    for (name, schema) in KEYS {
+        // Every entry is JSON text, checked by `tests::the_schema_describes_every_key`.
+        properties.insert((*name).to_owned(), serde_json::from_str(schema).unwrap_or(Value::Null));
+    }
+    let compat: Vec<&str> = AzureEvaluator::ALL.iter().map(|e| e.result_key()).collect();
+    if let Some(Value::Object(c)) = properties.get_mut("compat") {
+        c.insert("examples".to_owned(), compat.into());
+    }
+    serde_json::json!({
+        "type": "object",
+        "description": "How prompty-eval turns the judge's answer into a score.",
+        "properties": properties,
+        "additionalProperties": false
+    })
+}
 
 fn string_of(key: &str, value: &Value) -> Result<String> {
     value.as_str().map(str::to_owned).ok_or_else(|| Error::config(path(key), "expected a string"))
@@ -94,7 +133,7 @@ impl EvaluatorConfig {
         let Some(map) = block.as_object() else {
             return Err(Error::config(PREFIX, "expected an object"));
         };
-        if let Some(unknown) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        if let Some(unknown) = map.keys().find(|k| !KEYS.iter().any(|(name, _)| name == k)) {
             return Err(Error::UnknownConfigKey { key: path(unknown) });
         }
         let mut config = match map.get("compat") {
@@ -222,5 +261,27 @@ mod tests {
         assert_eq!(c.compat, Some(AzureEvaluator::ToolSelection));
         assert_eq!(c.direction, Direction::Equal);
         assert_eq!(c.threshold, Threshold::from(2u8));
+    }
+
+    #[test]
+    fn the_schema_describes_every_key_and_accepts_what_the_reader_accepts() {
+        let schema = schema();
+        let empty = serde_json::Map::new();
+        let props = schema["properties"].as_object().unwrap_or(&empty);
+        let described: Vec<&str> = props.keys().map(String::as_str).collect();
+        let read: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
+        assert_eq!(described, read);
+        for (key, s) in props {
+            assert!(s.is_object(), "{key}: the schema text is not a JSON object");
+            let values = s.get("enum").or_else(|| s.get("examples")).and_then(Value::as_array);
+            for value in values.into_iter().flatten() {
+                let block = json!({ key.as_str(): value });
+                assert!(EvaluatorConfig::from_block(&block).is_ok(), "{block} is described but refused");
+            }
+        }
+        assert_eq!(
+            EvaluatorConfig::from_block(&json!({"notAKey": 1})),
+            Err(Error::UnknownConfigKey { key: "metadata.evaluator.notAKey".into() })
+        );
     }
 }

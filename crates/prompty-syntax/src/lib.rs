@@ -19,6 +19,7 @@ mod diagnostic;
 mod format;
 mod host;
 mod inputs;
+pub mod keys;
 mod lower;
 pub mod message;
 mod model;
@@ -41,7 +42,7 @@ pub use model::{
     PropertyKind, Template, Tool,
 };
 pub use refs::{Reference, parse_reference};
-pub use schema::front_matter_schema;
+pub use schema::{front_matter_schema, front_matter_schema_with};
 pub use secret::{Secret, Secrets};
 pub use suggest::did_you_mean;
 
