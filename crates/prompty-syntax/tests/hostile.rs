@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use prompty_syntax::yaml::{MAX_YAML_DEPTH, MAX_YAML_NODES};
-use prompty_syntax::{Diagnostic, LoadOptions, Loaded, MAX_FILE_BYTES, MapHost, codes, load_bytes, load_str};
+use prompty_syntax::{
+    Diagnostic, LineIndex, LoadOptions, Loaded, MAX_FILE_BYTES, MapHost, codes, load_bytes, load_str,
+};
 use prompty_test_support::Rng;
 
 const HANG_GUARD: Duration = Duration::from_secs(10);
@@ -210,9 +212,25 @@ fn mixed_line_endings_load_with_lf_only_instructions() {
 
 #[test]
 fn only_carriage_returns_load() {
-    let text = "---\rname: cr\r---\ruser:\rhi\r";
+    let text = "---\rname: cr\rmodel:\r  id: gpt-4o\r---\rsystem:\rBe brief.\ruser:\rhi\r";
     let loaded = timed("CR-only file", || load(text));
     spans_in_bounds(&loaded, text.len());
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let prompt = loaded.prompt.expect("a prompt");
+    // The front matter is read as front matter, not left in the body as a system message.
+    assert_eq!(prompt.name.as_deref(), Some("cr"));
+    assert_eq!(prompt.model.map(|m| m.id).as_deref(), Some("gpt-4o"));
+    assert_eq!(prompt.instructions.as_deref(), Some("system:\nBe brief.\nuser:\nhi"));
+}
+
+#[test]
+fn only_carriage_returns_diagnostics_point_at_their_line() {
+    let text = "---\rname: cr\rmodel: m\rinputs:\r  q:\r    kind: strng\r---\ruser:\r{{q}}\r";
+    let loaded = timed("CR-only file with an error", || load(text));
+    let e = first_error(&loaded);
+    let (line, col) = LineIndex::new(text).line_col(text, e.span.start);
+    assert_eq!((line, col), (6, 11), "{e:?}");
+    assert_eq!(&text[e.span.clone()], "strng");
 }
 
 #[test]
