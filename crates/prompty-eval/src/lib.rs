@@ -17,6 +17,23 @@
 //!
 //! The crate does no I/O: rendering the judge prompt and calling the model
 //! happen elsewhere; this crate takes the model's reply as data.
+//!
+//! ```
+//! use prompty_eval::{Evaluator, EvaluatorConfig, JudgeReply, Verdict};
+//!
+//! // The `metadata.evaluator` block of a judge prompt's front matter, as JSON.
+//! let metadata = serde_json::json!({"evaluator": {"answer": "json", "range": [1, 5], "threshold": 3}});
+//! let config = EvaluatorConfig::from_metadata(&metadata)?.unwrap_or_default();
+//! let judge = Evaluator::new("coherence", config);
+//! let reply = JudgeReply::text(r#"{"score": 4, "explanation": "Clear and on topic."}"#);
+//! let evaluation = judge.evaluate(&reply)?;
+//! assert_eq!(evaluation.score, Some(4.0));
+//! assert_eq!(evaluation.verdict, Verdict::Pass);
+//! assert_eq!(evaluation.reason, "Clear and on topic.");
+//! # Ok::<(), prompty_eval::Error>(())
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod azure;
 pub mod builtin;

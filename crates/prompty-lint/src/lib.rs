@@ -23,6 +23,8 @@
 //!
 //! The crate does no I/O: configuration files are the caller's business.
 
+#![warn(missing_docs)]
+
 mod body;
 mod context;
 mod docs;

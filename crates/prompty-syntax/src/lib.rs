@@ -14,6 +14,8 @@
 //! The crate does no process I/O: `${env:}` and `${file:}` go through a [`Host`].
 //! Loading never panics and never stops at the first problem.
 
+#![warn(missing_docs)]
+
 pub mod codes;
 mod diagnostic;
 mod format;

@@ -3,7 +3,7 @@
 //! With the yaml-language-server a file gets completion and checks from it:
 //! `# yaml-language-server: $schema=prompty.schema.json` as the first front matter line.
 //!
-//! The keys and their schemas come from [`keys`](crate::keys), the lists the loader checks
+//! The keys and their schemas come from [`keys`], the lists the loader checks
 //! keys against. `metadata` is free-form: a tool that keeps settings there (prompty-eval's
 //! `metadata.evaluator`) adds its own fragment with [`front_matter_schema_with`].
 //!

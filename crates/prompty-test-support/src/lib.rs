@@ -4,7 +4,7 @@
 //!
 //! - [`Rng`]: the seeded generator of the property tests, so that every run draws the
 //!   same cases;
-//! - [`bench`]: the workloads of `shared/bench/` that the criterion benches and the
+//! - [`bench`](mod@bench): the workloads of `shared/bench/` that the criterion benches and the
 //!   side-by-side benchmark measure;
 //! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
 //!   prompty-render.

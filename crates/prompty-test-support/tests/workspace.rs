@@ -220,3 +220,28 @@ fn the_crate_graph_has_no_cycle_and_libraries_do_not_depend_on_the_binary() {
         assert!(!deps.contains("prompty-cli"), "{k} depends on the binary crate");
     }
 }
+
+#[test]
+fn every_library_crate_warns_on_missing_docs_and_shows_an_example_on_its_top_page() {
+    let meta = metadata();
+    let mut missing = Vec::new();
+    for package in packages(&meta) {
+        let name = str_of(package, "name");
+        let libs = package["targets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "lib" || k == "proc-macro")));
+        for target in libs {
+            let text = std::fs::read_to_string(str_of(target, "src_path")).unwrap_or_default();
+            let top: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!") || l.trim().is_empty()).collect();
+            if !text.contains("#![warn(missing_docs)]") && !text.contains("#![deny(missing_docs)]") {
+                missing.push(format!("{name}: no #![warn(missing_docs)]"));
+            }
+            if !top.iter().any(|l| l.trim_start_matches("//!").trim_start().starts_with("```")) {
+                missing.push(format!("{name}: no example (doctest) on the crate's top page"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}

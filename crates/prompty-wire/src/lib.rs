@@ -28,6 +28,8 @@
 //! take is a [`Warning`] when the request stays valid without it, and an [`Error`]
 //! otherwise. The crate does no I/O.
 
+#![warn(missing_docs)]
+
 mod anthropic;
 mod common;
 mod error;

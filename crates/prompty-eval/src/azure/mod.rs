@@ -13,7 +13,7 @@
 //! 3. [`AzureEvaluator::score`]: the judge's reply becomes an
 //!    [`Evaluation`].
 //! 4. [`AzureEvaluator::record`] writes the reference key layout, and
-//!    [`aggregate`](crate::conversation::aggregate) combines turns.
+//!    [`aggregate`] combines turns.
 //!
 //! [`run`] does all of it with a callback standing in for steps 2.
 //!
