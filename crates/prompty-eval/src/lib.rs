@@ -12,6 +12,8 @@
 //!   flattening of agent message lists, aggregation over turns.
 //! * [`config`]: the `metadata.evaluator` block of a prompt's front matter;
 //!   [`builtin`]: the prompts of azure-ai-evaluation and their settings.
+//! * [`summary`]: totals over a run (mean, standard deviation, pass rate, histogram,
+//!   tokens and cost per model) and the gates that decide its exit status.
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
 //!   result layout), for conformance with azure-ai-evaluation 1.13.3.
 //!
@@ -45,6 +47,7 @@ mod evaluator;
 pub mod extract;
 pub mod flatten;
 mod metadata;
+pub mod summary;
 pub mod verdict;
 
 // Python's str(), repr(), float(), json.dumps by their Python names (`py::str_of`).
@@ -58,4 +61,5 @@ pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, U
 pub use evaluator::Evaluator;
 pub use extract::{AnswerFormat, Extracted};
 pub use metadata::schema as evaluator_schema;
-pub use verdict::{Direction, ScoreRange, Threshold, Verdict};
+pub use summary::{Gates, MaxUnknown, Pricing, RunSummary};
+pub use verdict::{Direction, OutOfRange, ScoreRange, Threshold, Verdict};

@@ -92,13 +92,16 @@ impl ResponseSpec {
     /// How the reply to `prompt` compiled for `target` is read; the same as
     /// [`Compiled::response`].
     pub fn for_prompt(prompt: &Prompt, target: &Target) -> Result<Self, Error> {
-        if prompt.profile == Profile::Promptflow {
-            let (provider, _) = promptflow::resolve(prompt, target)?;
-            return Ok(promptflow::response_spec(prompt, provider));
-        }
-        let provider = target.resolve_provider(prompt)?;
-        let api = target.resolve_api(prompt)?;
-        Ok(response::spec_response(prompt, provider, api))
+        let spec = || {
+            if prompt.profile == Profile::Promptflow {
+                let (provider, _) = promptflow::resolve(prompt, target)?;
+                return Ok(promptflow::response_spec(prompt, provider));
+            }
+            let provider = target.resolve_provider(prompt)?;
+            let api = target.resolve_api(prompt)?;
+            Ok(response::spec_response(prompt, provider, api))
+        };
+        spec().map_err(|e: Error| e.redacted(&prompt.secrets))
     }
 }
 

@@ -123,7 +123,14 @@ pub struct ProcessResult {
 /// Tool calls take precedence over text; a refusal gives [`Output::Refusal`]; null text
 /// is `""`. With [`ResultFormat::Structured`] the text is JSON-parsed and kept raw when it
 /// does not parse; with [`ResultFormat::JsonObject`] it must parse.
+///
+/// Errors never quote a value `${env:}` supplied to the prompt (the spec's
+/// [`with_secrets`](ResponseSpec::with_secrets)): they show `${env:NAME}`.
 pub fn process(spec: &ResponseSpec, response: &Value) -> Result<ProcessResult, Error> {
+    process_inner(spec, response).map_err(|e| if spec.secrets.is_empty() { e } else { e.redacted(&spec.secrets) })
+}
+
+fn process_inner(spec: &ResponseSpec, response: &Value) -> Result<ProcessResult, Error> {
     let r = Reader { spec };
     if let Some(message) = r.error_message(response) {
         return Err(Error::ProviderError { provider: spec.provider, message });

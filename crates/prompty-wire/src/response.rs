@@ -1,7 +1,7 @@
 //! How to read a provider's response: the provider and API that answered and what the
 //! text of the reply is.
 
-use prompty_syntax::Prompt;
+use prompty_syntax::{Prompt, Secrets};
 
 use crate::{Api, Provider};
 
@@ -14,6 +14,9 @@ pub struct ResponseSpec {
     pub api: Api,
     /// What the text of the reply is.
     pub format: ResultFormat,
+    /// Values `${env:}` supplied to the prompt: [`process`](crate::process) errors show
+    /// `${env:NAME}` instead (a provider's error may echo the request, its key included).
+    pub(crate) secrets: Secrets,
 }
 
 /// What the text of a reply is.
@@ -35,7 +38,16 @@ pub enum ResultFormat {
 impl ResponseSpec {
     /// Plain text from `provider`'s `api`.
     pub fn new(provider: Provider, api: Api) -> Self {
-        Self { provider, api, format: ResultFormat::Text }
+        Self { provider, api, format: ResultFormat::Text, secrets: Secrets::new() }
+    }
+
+    /// Sets the values `${env:}` supplied to the prompt, which [`process`](crate::process)
+    /// errors never quote ([`for_prompt`](Self::for_prompt) and [`compile`](crate::compile)
+    /// set the prompt's own).
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
     }
 
     /// Sets the format.
@@ -51,5 +63,5 @@ pub(crate) fn spec_response(prompt: &Prompt, provider: Provider, api: Api) -> Re
     let structured =
         prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
     let format = if structured { ResultFormat::Structured } else { ResultFormat::Text };
-    ResponseSpec { provider, api, format }
+    ResponseSpec { provider, api, format, secrets: prompt.secrets.clone() }
 }

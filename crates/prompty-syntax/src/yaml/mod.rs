@@ -6,9 +6,11 @@
 //! and falls back to the second; a differential test keeps them equal, spans included.
 
 mod fast;
+mod flat;
 mod full;
 mod node;
 
+pub use flat::{Flat, FlatNode};
 pub use full::parse_full;
 pub use node::{MAX_YAML_DEPTH, MAX_YAML_NODES, Node, NodeValue};
 
