@@ -167,7 +167,9 @@ fn main() -> ExitCode {
         Command::Snapshot(args) => return snapshot::run(&args),
         Command::Fmt(args) => return fmt::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
-        Command::Schema => print_json(&prompty_syntax::front_matter_schema()),
+        Command::Schema => {
+            print_json(&prompty_syntax::front_matter_schema_with(&[("evaluator", prompty_eval::evaluator_schema())]))
+        }
         Command::Eval(args) => match eval::run_eval(&args) {
             Ok(eval::EvalStatus::Passed) => Ok(()),
             Ok(eval::EvalStatus::Failed) => return ExitCode::from(1),

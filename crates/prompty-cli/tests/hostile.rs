@@ -2,6 +2,7 @@
 //! prompt's folder, FIFOs, devices, huge and binary files. Each run ends within a bounded
 //! time (a watchdog kills it otherwise) with a clear error and never a panic.
 
+use prompty_test_support::Rng;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -241,22 +242,6 @@ fn exploding_template_ends_with_a_limit_error() {
     }
 }
 
-/// A small deterministic generator (xorshift64*), so that property tests repeat exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 const ANSWER_TOKENS: &[&str] = &[
     "<S0>",
     "</S0>",
@@ -316,7 +301,7 @@ fn property_mutated_judge_answers_extract_without_panics() {
     let fields = json::JsonFields::default();
     let ranges: Vec<tags::DigitRange> =
         [(1, 5), (0, 10), (0, 1)].iter().filter_map(|&(a, b)| tags::DigitRange::new(a, b)).collect();
-    let mut rng = Rng(0x5eed_0004);
+    let mut rng = Rng::new(0x5eed_0004);
     let start = Instant::now();
     for i in 0..5_000 {
         let mut answer: Vec<char> = seeds[i % seeds.len()].chars().collect();

@@ -15,6 +15,24 @@
 //!
 //! Credentials are [`ApiKey`] values: `Debug` and `Display` show where a key came from,
 //! never the key.
+//!
+//! ```
+//! use prompty_client::retry::retryable_status;
+//! use prompty_client::stream::SseDecoder;
+//!
+//! // A streamed reply arrives in chunks that need not end at event boundaries.
+//! let mut sse = SseDecoder::new();
+//! let mut events = sse.feed(b"data: {\"a\"")?;
+//! events.extend(sse.feed(b": 1}\n\nevent: done\ndata: [DONE]\n\n")?);
+//! assert_eq!(events.len(), 2);
+//! assert_eq!(events[0].data, r#"{"a": 1}"#);
+//! assert_eq!(events[1].name.as_deref(), Some("done"));
+//! // Rate limits and server errors are retried, client errors are not.
+//! assert!(retryable_status(429) && retryable_status(503) && !retryable_status(400));
+//! # Ok::<(), prompty_client::Error>(())
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod batch;
 pub mod cache;

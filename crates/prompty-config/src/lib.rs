@@ -15,7 +15,9 @@
 //! Per-path entries apply in order after the top-level lists.
 //!
 //! The crate does no process I/O: files are found and read through a
-//! [`Host`](prompty_syntax::Host), the same window on the file system the loader uses.
+//! [`Host`], the same window on the file system the loader uses.
+
+#![warn(missing_docs)]
 
 use std::collections::HashMap;
 use std::ops::Range;

@@ -10,8 +10,8 @@
 //!   ([`Evaluation::to_azure`]).
 //! * [`conversation`] and [`flatten`]: per-turn inputs of conversations,
 //!   flattening of agent message lists, aggregation over turns.
-//! * [`config`]: the `metadata.evaluator` block of a prompt's front matter
-//!   and the built-in settings of the azure-ai-evaluation prompts.
+//! * [`config`]: the `metadata.evaluator` block of a prompt's front matter;
+//!   [`builtin`]: the prompts of azure-ai-evaluation and their settings.
 //! * [`summary`]: totals over a run (mean, standard deviation, pass rate, histogram,
 //!   tokens and cost per model) and the gates that decide its exit status.
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
@@ -19,8 +19,26 @@
 //!
 //! The crate does no I/O: rendering the judge prompt and calling the model
 //! happen elsewhere; this crate takes the model's reply as data.
+//!
+//! ```
+//! use prompty_eval::{Evaluator, EvaluatorConfig, JudgeReply, Verdict};
+//!
+//! // The `metadata.evaluator` block of a judge prompt's front matter, as JSON.
+//! let metadata = serde_json::json!({"evaluator": {"answer": "json", "range": [1, 5], "threshold": 3}});
+//! let config = EvaluatorConfig::from_metadata(&metadata)?.unwrap_or_default();
+//! let judge = Evaluator::new("coherence", config);
+//! let reply = JudgeReply::text(r#"{"score": 4, "explanation": "Clear and on topic."}"#);
+//! let evaluation = judge.evaluate(&reply)?;
+//! assert_eq!(evaluation.score, Some(4.0));
+//! assert_eq!(evaluation.verdict, Verdict::Pass);
+//! assert_eq!(evaluation.reason, "Clear and on topic.");
+//! # Ok::<(), prompty_eval::Error>(())
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod azure;
+pub mod builtin;
 pub mod config;
 pub mod conversation;
 mod error;
@@ -28,15 +46,20 @@ pub mod evaluation;
 mod evaluator;
 pub mod extract;
 pub mod flatten;
-mod py;
+mod metadata;
 pub mod summary;
 pub mod verdict;
 
+// Python's str(), repr(), float(), json.dumps by their Python names (`py::str_of`).
+use prompty_py::builtins as py;
+
 pub use azure::{AzureEvaluator, JudgeCall, Prepared};
-pub use config::{BUILTIN_PROMPTS, BuiltinPrompt, EvaluatorConfig, builtin_config, builtin_prompt};
+pub use builtin::{BUILTIN_PROMPTS, BuiltinPrompt, builtin_config, builtin_prompt};
+pub use config::EvaluatorConfig;
 pub use error::{Error, ErrorCategory, Result};
 pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, Usage};
 pub use evaluator::Evaluator;
 pub use extract::{AnswerFormat, Extracted};
+pub use metadata::schema as evaluator_schema;
 pub use summary::{Gates, MaxUnknown, Pricing, RunSummary};
 pub use verdict::{Direction, OutOfRange, ScoreRange, Threshold, Verdict};

@@ -31,6 +31,8 @@
 //!   value it supplies is recorded by the loader as secret (`prompty_syntax::Secrets`) and
 //!   never shown in a diagnostic.
 
+#![warn(missing_docs)]
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::Read;

@@ -71,7 +71,7 @@ pub const PROPERTY_ORDER: &[&str] = &[
 /// One formatting pass: the edits it makes to a file's text (loaded as `Loaded`).
 type Pass = fn(&str, &Loaded) -> Vec<Fix>;
 
-/// What [`format`] did.
+/// What [`format()`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Formatted {
     /// The formatted text, when it differs from the input.

@@ -23,6 +23,8 @@
 //!
 //! The crate does no I/O: configuration files are the caller's business.
 
+#![warn(missing_docs)]
+
 mod body;
 mod context;
 mod docs;
@@ -188,9 +190,11 @@ pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
     let mut all: Vec<Finding> = loader_fixes::with_fixes(text, loaded);
     all.extend(lint(text, loaded));
     let suppressions = suppress::Suppressions::parse(text).index();
+    // A finding about a suppression comment is never silenced by one.
+    let silenced = |f: &Finding| f.diagnostic.code != rules::InvalidSuppression::META.code && suppressions.covers(f);
     let before = all.len();
     let mut findings: Vec<Finding> =
-        all.into_iter().filter(|f| selection.is_selected(f.diagnostic.code.id) && !suppressions.covers(f)).collect();
+        all.into_iter().filter(|f| selection.is_selected(f.diagnostic.code.id) && !silenced(f)).collect();
     let suppressed = before - findings.len();
     sort(&mut findings);
     Report { findings, suppressed }
@@ -225,5 +229,16 @@ mod tests {
         assert_eq!(findings[0].diagnostic.help.as_deref(), Some("replace ${env:KEY}"));
         assert_eq!(findings[0].fix.as_ref().map(|f| f.title.as_str()), Some("rename `${env:KEY}`"));
         assert_eq!(findings[1].fix, None, "a fix that would write the secret into the file is dropped");
+    }
+
+    #[test]
+    fn a_bad_suppression_is_reported_even_where_everything_is_silenced() {
+        use prompty_syntax::{LoadOptions, MapHost, load_str};
+        let text = "---\nname: x # prompty: ignore\n---\nuser:\n{# prompty: ignore[PL01] #}\n{{ extra }}";
+        let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+        let report = check(text, &loaded, &Selection::all());
+        let codes: Vec<&str> = report.findings.iter().map(|f| f.diagnostic.code.id).collect();
+        assert_eq!(codes, ["PL022"]);
+        assert!(report.suppressed > 0, "the undeclared `extra` is silenced");
     }
 }

@@ -11,7 +11,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
-use crate::rules::InvalidSuppression;
 use crate::{Finding, all_codes};
 
 /// What one directive silences: `None` is everything.
@@ -36,7 +35,18 @@ pub(crate) struct Suppressions {
     file: Vec<Directive>,
     /// A file byte range (a line) and what is silenced on it.
     lines: Vec<(Range<usize>, Directive)>,
-    problems: Vec<Finding>,
+    problems: Vec<Problem>,
+}
+
+/// A malformed directive or an unknown code, which the `invalid-suppression` rule reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// Where, in the file.
+    pub(crate) span: Range<usize>,
+    /// What is wrong.
+    pub(crate) message: String,
+    /// What to write instead.
+    pub(crate) help: String,
 }
 
 impl Suppressions {
@@ -89,11 +99,11 @@ impl Suppressions {
         let trimmed = rest.trim_start();
         let Some(after_ignore) = trimmed.strip_prefix("ignore") else {
             let word: String = trimmed.chars().take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_').collect();
-            self.problems.push(
-                InvalidSuppression::META
-                    .finding(word_start..word_start + word.len(), format!("unknown directive `prompty: {word}`"))
-                    .help("write `prompty: ignore[CODE, ...]`"),
-            );
+            self.problems.push(Problem {
+                span: word_start..word_start + word.len(),
+                message: format!("unknown directive `prompty: {word}`"),
+                help: "write `prompty: ignore[CODE, ...]`".into(),
+            });
             return None;
         };
         let list_start = word_start + "ignore".len();
@@ -102,21 +112,21 @@ impl Suppressions {
             return match next {
                 None | Some(' ' | '\t' | '\r' | '#' | '}' | '-' | '~') => Some(Directive { codes: None }),
                 Some(_) => {
-                    self.problems.push(
-                        InvalidSuppression::META
-                            .finding(word_start..list_start, "a suppression must be `ignore` or `ignore[CODE, ...]`")
-                            .help("write `prompty: ignore[CODE, ...]`"),
-                    );
+                    self.problems.push(Problem {
+                        span: word_start..list_start,
+                        message: "a suppression must be `ignore` or `ignore[CODE, ...]`".into(),
+                        help: "write `prompty: ignore[CODE, ...]`".into(),
+                    });
                     None
                 }
             };
         };
         let Some(close) = list.find(']') else {
-            self.problems.push(
-                InvalidSuppression::META
-                    .finding(list_start..list_start + 1, "the code list is not closed with `]`")
-                    .help("write `prompty: ignore[CODE, ...]`"),
-            );
+            self.problems.push(Problem {
+                span: list_start..list_start + 1,
+                message: "the code list is not closed with `]`".into(),
+                help: "write `prompty: ignore[CODE, ...]`".into(),
+            });
             return None;
         };
         let mut codes = Vec::new();
@@ -138,11 +148,11 @@ impl Suppressions {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "name a code such as `PL001` or a rule name such as `unused-input`".to_owned(),
                 };
-                self.problems.push(
-                    InvalidSuppression::META
-                        .finding(code_start..code_start + code.len(), format!("`{code}` is not a known code"))
-                        .help(help),
-                );
+                self.problems.push(Problem {
+                    span: code_start..code_start + code.len(),
+                    message: format!("`{code}` is not a known code"),
+                    help,
+                });
             }
         }
         Some(Directive { codes: Some(codes) })
@@ -152,9 +162,6 @@ impl Suppressions {
     /// [`Coverage::covers`] is tested against).
     #[cfg(test)]
     fn covers(&self, f: &Finding) -> bool {
-        if f.diagnostic.code.id == InvalidSuppression::META.code.id {
-            return false;
-        }
         self.file.iter().any(|d| d.covers(f))
             || self.lines.iter().any(|(range, d)| {
                 range.start <= f.diagnostic.span.start && f.diagnostic.span.start <= range.end && d.covers(f)
@@ -184,7 +191,7 @@ impl Suppressions {
     }
 
     /// Malformed directives and unknown codes.
-    pub(crate) fn problems(self) -> Vec<Finding> {
+    pub(crate) fn problems(self) -> Vec<Problem> {
         self.problems
     }
 }
@@ -202,9 +209,6 @@ impl Coverage {
     /// Whether a comment silences `f`.
     pub(crate) fn covers(&self, f: &Finding) -> bool {
         let code = f.diagnostic.code;
-        if code.id == InvalidSuppression::META.code.id {
-            return false;
-        }
         let named = |codes: &HashSet<String>| codes.contains(code.id) || codes.contains(code.name);
         if self.file_all || named(&self.file_codes) {
             return true;
@@ -265,7 +269,7 @@ mod tests {
             .collect();
         let mut covered = 0;
         for at in 0..=text.len() {
-            for code in codes.iter().copied().chain([InvalidSuppression::META.code]) {
+            for &code in &codes {
                 let f = finding(code, at);
                 assert_eq!(table.covers(&f), s.covers(&f), "{} at {at}", code.id);
                 covered += usize::from(table.covers(&f));
@@ -277,7 +281,7 @@ mod tests {
     #[test]
     fn bad_codes_are_problems() {
         let s = Suppressions::parse("---\n# prompty: ignore[PL01]\n---\n{# prompty: ignor #}\nx");
-        let messages: Vec<String> = s.problems().into_iter().map(|f| f.diagnostic.message).collect();
+        let messages: Vec<String> = s.problems().into_iter().map(|p| p.message).collect();
         assert_eq!(messages, ["`PL01` is not a known code", "unknown directive `prompty: ignor`"]);
     }
 }

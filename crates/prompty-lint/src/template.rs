@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use minijinja::machinery::ast::{self, Expr, Stmt};
 use minijinja::syntax::SyntaxConfig;
-use prompty_syntax::Profile;
+use prompty_syntax::{Profile, TemplateFormat};
 
 /// The template language of a body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,11 +23,11 @@ pub(crate) enum Engine {
 
 impl Engine {
     pub(crate) fn of(format: &str) -> Self {
-        match format {
-            "jinja2" | "jinja" | "nunjucks" => Engine::Jinja,
-            "mustache" => Engine::Mustache,
-            "handlebars" | "hbs" => Engine::Handlebars,
-            _ => Engine::Unknown,
+        match TemplateFormat::from_kind(format) {
+            Some(TemplateFormat::Jinja2) => Engine::Jinja,
+            Some(TemplateFormat::Mustache) => Engine::Mustache,
+            Some(TemplateFormat::Handlebars) => Engine::Handlebars,
+            None => Engine::Unknown,
         }
     }
 }
@@ -121,7 +121,8 @@ fn jinja(body: &str, profile: Profile) -> Template {
     };
     // The parser recurses once per level: a body nested deeper than the renderer accepts
     // (which the template-syntax rule reports) is not parsed here.
-    if prompty_render::check_nesting("jinja2", body, profile, &prompty_render::Limits::default()).is_err() {
+    if prompty_render::check_nesting(TemplateFormat::Jinja2, body, profile, &prompty_render::Limits::default()).is_err()
+    {
         return Template::default();
     }
     let Ok(root) = minijinja::machinery::parse(body, "prompt", syntax) else {

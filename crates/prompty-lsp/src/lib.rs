@@ -31,6 +31,8 @@
 //! assert_eq!(diagnostics[0].range.start, lsp_types::Position { line: 5, character: 11 });
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod actions;
 mod analysis;
 pub mod completion;

@@ -16,7 +16,7 @@ pub enum Step {
 
 fn root() -> &'static Value {
     static ROOT: OnceLock<Value> = OnceLock::new();
-    ROOT.get_or_init(prompty_syntax::front_matter_schema)
+    ROOT.get_or_init(|| prompty_syntax::front_matter_schema_with(&[("evaluator", prompty_eval::evaluator_schema())]))
 }
 
 /// Follows `$ref` and expands `oneOf`/`anyOf`/`allOf` into the schemas a value may match.

@@ -40,6 +40,8 @@
 //! Tests that compile calls of this macro in another folder (trybuild) may set
 //! `CARGO_MANIFEST_DIR_OVERRIDE` to the folder paths are relative to.
 
+#![warn(missing_docs)]
+
 mod check;
 mod flat;
 mod names;

@@ -70,6 +70,8 @@
 //! rendering never recurses more than 512 levels (sections included)
 //! whatever the options say. Each limit ends in an [`Error`] with a span.
 
+#![warn(missing_docs)]
+
 mod ast;
 mod error;
 mod parse;

@@ -12,58 +12,17 @@ use std::path::{Path, PathBuf};
 use criterion::{Criterion, Throughput};
 use prompty_render::Renderer;
 use prompty_syntax::{LoadOptions, MapHost, Profile, Prompt, load_str};
-use serde_json::{Map, Value};
+use prompty_test_support::bench::{with_defaults, workloads};
+use serde_json::Value;
 
 /// The workloads: the v1 judge (the performance target), its v2 twin, and the basic prompt
 /// in both versions.
 const WORKLOADS: &[&str] = &["judge_v1", "judge_v2", "basic", "basic_v1"];
 const CASES: &[&str] = &["bare minijinja render+split", "load", "render", "prepare", "load+prepare"];
 
-fn bench_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench")
-}
-
-struct Workload {
-    name: String,
-    path: PathBuf,
-    text: String,
-    inputs: Map<String, Value>,
-}
-
-fn workloads() -> Vec<Workload> {
-    let dir = bench_dir();
-    let list = dir.join("inputs.json");
-    let text = std::fs::read_to_string(&list).unwrap_or_else(|e| {
-        panic!(
-            "benchmark workloads missing: cannot read {}: {e} (shared/bench must sit beside the workspace)",
-            list.display()
-        )
-    });
-    let all: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", list.display()));
-    WORKLOADS
-        .iter()
-        .map(|name| {
-            let w = all
-                .iter()
-                .find(|w| w["name"].as_str() == Some(name))
-                .unwrap_or_else(|| panic!("workload {name} is missing from {}", list.display()));
-            let path = dir.join(w["path"].as_str().unwrap_or_else(|| panic!("workload {name} has no path")));
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let inputs = w["inputs"].as_object().cloned().unwrap_or_default();
-            Workload { name: (*name).to_owned(), path, text, inputs }
-        })
-        .collect()
-}
-
-/// The inputs with declared defaults filled in, so the bare engine renders the same text.
-fn with_defaults(prompt: &Prompt, inputs: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = inputs.clone();
-    for p in prompt.inputs.iter().flatten() {
-        if let (false, Some(d)) = (out.contains_key(&p.name), &p.default) {
-            out.insert(p.name.clone(), d.clone());
-        }
-    }
-    out
+/// The declared defaults of `prompt`'s inputs.
+fn declared_defaults(prompt: &Prompt) -> impl Iterator<Item = (&str, &Value)> {
+    prompt.inputs.iter().flatten().filter_map(|p| Some((p.name.as_str(), p.default.as_ref()?)))
 }
 
 fn bare_env(prompt: &Prompt) -> minijinja::Environment<'static> {
@@ -81,13 +40,13 @@ fn bare_env(prompt: &Prompt) -> minijinja::Environment<'static> {
 
 fn benches(c: &mut Criterion) {
     let host = MapHost::new().with_env("OPENAI_API_KEY", "sk-bench");
-    for w in workloads() {
+    for w in workloads(WORKLOADS) {
         let opts = LoadOptions { path: Some(w.path.clone()), ..LoadOptions::default() };
         let loaded = load_str(&w.text, &host, &opts);
         assert!(!loaded.has_errors(), "{}: {:?}", w.name, loaded.diagnostics);
         let prompt = loaded.prompt.expect("a prompt");
         let bare = bare_env(&prompt);
-        let bare_inputs = with_defaults(&prompt, &w.inputs);
+        let bare_inputs = with_defaults(&w.inputs, declared_defaults(&prompt));
         let renderer = Renderer::new(prompt).expect("compiles");
         let rendered = renderer.render_text(&w.inputs).expect("renders");
 

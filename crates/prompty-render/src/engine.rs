@@ -9,7 +9,7 @@ use std::ops::Range;
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value as JinjaValue, ValueKind};
 use minijinja::{Environment, ErrorKind as JinjaErrorKind, Output, State, UndefinedBehavior};
-use prompty_syntax::{LineIndex, Profile};
+use prompty_syntax::{LineIndex, Profile, TemplateFormat};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
@@ -72,23 +72,23 @@ fn jinja_syntax(profile: Profile) -> Result<SyntaxConfig, Error> {
 ///
 /// ```
 /// use prompty_render::{ErrorKind, Limits, check_nesting};
-/// use prompty_syntax::Profile;
+/// use prompty_syntax::{Profile, TemplateFormat};
 ///
 /// let body = format!("{{{{ {}1 }}}}", "not ".repeat(30_000));
-/// let err = check_nesting("jinja2", &body, Profile::Spec, &Limits::default()).unwrap_err();
+/// let err = check_nesting(TemplateFormat::Jinja2, &body, Profile::Spec, &Limits::default()).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::TemplateSyntax);
 /// assert_eq!(err.span(), Some(399..402));
-/// assert!(check_nesting("jinja2", "{{ not not q }}", Profile::Spec, &Limits::default()).is_ok());
+/// assert!(check_nesting(TemplateFormat::Jinja2, "{{ not not q }}", Profile::Spec, &Limits::default()).is_ok());
 /// ```
-pub fn check_nesting(format: &str, body: &str, _profile: Profile, limits: &Limits) -> Result<(), Error> {
+pub fn check_nesting(format: TemplateFormat, body: &str, _profile: Profile, limits: &Limits) -> Result<(), Error> {
     let unlocated = BodyLocation::default();
     match format {
-        "jinja2" | "jinja" | "nunjucks" => nesting::scan_jinja(body, limits.max_nesting)
+        TemplateFormat::Jinja2 => nesting::scan_jinja(body, limits.max_nesting)
             .map(|_| ())
             .map_err(|d| too_deep(&d, "template syntax error", body, &unlocated, limits).with_span(d.span)),
-        "handlebars" | "hbs" => nesting::scan_handlebars(body, limits.max_nesting)
+        TemplateFormat::Handlebars => nesting::scan_handlebars(body, limits.max_nesting)
             .map_err(|d| too_deep(&d, "Handlebars syntax error", body, &unlocated, limits).with_span(d.span)),
-        _ => Ok(()),
+        TemplateFormat::Mustache => Ok(()),
     }
 }
 
@@ -122,8 +122,8 @@ impl Engine {
         limits: &Limits,
         loc: &BodyLocation,
     ) -> Result<Engine, Error> {
-        match format {
-            "jinja2" | "jinja" | "nunjucks" => {
+        match TemplateFormat::from_kind(format) {
+            Some(TemplateFormat::Jinja2) => {
                 let mut env = jinja_compat::environment();
                 let syntax = jinja_syntax(profile)?;
                 // minijinja's parser and code generator recurse once per level: bound the
@@ -155,7 +155,7 @@ impl Engine {
                 Ok(Engine::Jinja(Box::new(env)))
             }
             #[cfg(feature = "mustache")]
-            "mustache" => {
+            Some(TemplateFormat::Mustache) => {
                 let options = prompty_mustache::CompileOptions::default().with_max_nesting(limits.max_nesting);
                 prompty_mustache::Template::compile_with(&source, &options)
                     .map(|t| Engine::Mustache(Box::new(t)))
@@ -166,9 +166,9 @@ impl Engine {
                     })
             }
             #[cfg(not(feature = "mustache"))]
-            "mustache" => Err(left_out("Mustache", "mustache")),
+            Some(TemplateFormat::Mustache) => Err(left_out("Mustache", "mustache")),
             #[cfg(feature = "handlebars")]
-            "handlebars" | "hbs" => {
+            Some(TemplateFormat::Handlebars) => {
                 // The handlebars parser recurses once per block and subexpression.
                 nesting::scan_handlebars(&source, limits.max_nesting)
                     .map_err(|d| too_deep(&d, "Handlebars syntax error", &source, loc, limits))?;
@@ -185,10 +185,10 @@ impl Engine {
                 Ok(Engine::Handlebars(Box::new(hb)))
             }
             #[cfg(not(feature = "handlebars"))]
-            "handlebars" | "hbs" => Err(left_out("Handlebars", "handlebars")),
-            other => Err(Error::new(
+            Some(TemplateFormat::Handlebars) => Err(left_out("Handlebars", "handlebars")),
+            None => Err(Error::new(
                 ErrorKind::UnknownEngine,
-                format!("No renderer registered for key: {other} (supported: jinja2, mustache, handlebars)"),
+                format!("No renderer registered for key: {format} (supported: jinja2, mustache, handlebars)"),
             )),
         }
     }

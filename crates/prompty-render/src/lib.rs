@@ -15,6 +15,8 @@
 //! promptflow-core for v1 files (role words in inputs escaped). In both, the template's own
 //! role lines (and promptflow's labels) are marked per render and any other is refused. Values are stringified as Python's `str()` does, byte for byte.
 
+#![warn(missing_docs)]
+
 mod context;
 mod engine;
 mod error;
@@ -25,7 +27,9 @@ mod jinja_compat;
 mod layout;
 mod limits;
 mod marks;
-mod message;
+// The message model lives in prompty-syntax, beside the prompt model; `crate::message`
+// keeps naming it here.
+use prompty_syntax::message;
 mod nesting;
 mod parse;
 mod pfimage;
@@ -40,9 +44,9 @@ pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
 pub use jinja_compat::has_filter as has_jinja_filter;
 pub use limits::Limits;
-pub use message::{Message, Part};
 pub use parse::split_messages;
 pub use promptflow::{PROMPTFLOW_ROLES, split_messages_promptflow};
+pub use prompty_syntax::{Message, Part};
 pub use renderer::{RenderOptions, Renderer, Segment};
 pub use roles::{SPEC_ROLES, role_line};
 pub use text::messages_to_text;

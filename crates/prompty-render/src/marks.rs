@@ -24,7 +24,7 @@
 //! expression) holds no marks, so a role line there is refused when it renders, rather than
 //! rendered differently.
 
-use prompty_syntax::Profile;
+use prompty_syntax::{Profile, TemplateFormat};
 
 use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
@@ -85,8 +85,8 @@ pub(crate) fn compile_marked(
 ) -> Result<Marked, Error> {
     let spec = profile == Profile::Spec;
     let how = How { format, profile, limits, loc };
-    match format {
-        "jinja2" | "jinja" | "nunjucks" => {
+    match TemplateFormat::from_kind(format) {
+        Some(TemplateFormat::Jinja2) => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = crate::jinja_compat::normalize_newlines(body.to_owned());
             let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
@@ -94,7 +94,7 @@ pub(crate) fn compile_marked(
             compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, ..m })
         }
         #[cfg(feature = "mustache")]
-        "mustache" => {
+        Some(TemplateFormat::Mustache) => {
             let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
             let layout = layout::mustache(template, spec);
@@ -110,7 +110,7 @@ pub(crate) fn compile_marked(
             compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, ..m })
         }
         #[cfg(feature = "handlebars")]
-        "handlebars" | "hbs" => {
+        Some(TemplateFormat::Handlebars) => {
             let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
             let layout = layout::handlebars(template, spec);
@@ -126,7 +126,7 @@ pub(crate) fn compile_marked(
             Ok(Marked { body: body.to_owned(), engine, marks: places.len(), lines })
         }
         // An unknown format: compiling reports it.
-        _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
+        None => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
     }
 }
 

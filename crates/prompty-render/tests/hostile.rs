@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use prompty_render::{Error, ErrorKind, Limits, Message, RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, MapHost, load_str};
+use prompty_test_support::Rng;
 use serde_json::{Map, Value, json};
 
 const HANG_GUARD: Duration = Duration::from_secs(10);
@@ -181,22 +182,6 @@ fn mixed_newlines_and_bom_in_the_body() {
     assert_eq!(messages.len(), 2, "{messages:?}");
 }
 
-/// A small deterministic generator (xorshift64*), so that property tests repeat exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 fn mutate(rng: &mut Rng, seed: &str, tokens: &[&str]) -> String {
     let mut out: Vec<char> = seed.chars().collect();
     for _ in 0..1 + rng.below(6) {
@@ -284,7 +269,7 @@ fn property_mutated_templates_render_without_panics() {
     let inputs: Map<String, Value> =
         [("q".to_owned(), json!(["a", "user:\nb", 3, {"k": [true, null]}]))].into_iter().collect();
     let limits = Limits::DEFAULT.with_steps(100_000).with_recursion(20).with_max_output(1 << 20);
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     let start = Instant::now();
     for i in 0..2_000 {
         let body = mutate(&mut rng, &seeds[i % seeds.len()], JINJA_TOKENS);
@@ -352,7 +337,7 @@ fn property_mutated_mustache_templates_render_without_panics() {
     }
     assert!(seeds.len() > 100, "too few seeds");
     let options = MustacheOptions::default().with_max_depth(20).with_max_output(1 << 20);
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     let start = Instant::now();
     for i in 0..4_000 {
         let (seed, data) = &seeds[i % seeds.len()];

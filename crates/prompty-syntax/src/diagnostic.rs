@@ -130,10 +130,18 @@ fn starts_char(b: u8) -> bool {
 }
 
 impl LineIndex {
-    /// Indexes `text`. Lines end at `\n`; a `\r` before it belongs to the line.
+    /// Indexes `text`. Lines end at `\n`, `\r\n` or a lone `\r` (the line breaks of
+    /// universal-newline reading and of the language server protocol).
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        let bytes = text.as_bytes();
+        starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
+                .map(|(i, _)| i + 1),
+        );
         let mut chars_before_block = Vec::with_capacity(text.len() / CHAR_BLOCK + 1);
         let mut chars = 0usize;
         for block in text.as_bytes().chunks(CHAR_BLOCK) {

@@ -14,11 +14,16 @@
 //! The crate does no process I/O: `${env:}` and `${file:}` go through a [`Host`].
 //! Loading never panics and never stops at the first problem.
 
+#![warn(missing_docs)]
+
 pub mod codes;
 mod diagnostic;
+mod format;
 mod host;
 mod inputs;
+pub mod keys;
 mod lower;
+pub mod message;
 mod model;
 mod refs;
 pub mod schema;
@@ -26,19 +31,20 @@ mod secret;
 pub mod split;
 mod suggest;
 pub mod yaml;
-mod yaml_fast;
 
 use std::path::PathBuf;
 
 pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
+pub use format::TemplateFormat;
 pub use host::{Host, HostError, MapHost, normalize};
 pub use lower::{FORMATS, OPTION_KEYS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
+pub use message::{Message, Part};
 pub use model::{
     Binding, Connection, FormatConfig, Legacy, Model, ModelOptions, ParserConfig, Profile, Prompt, Property,
     PropertyKind, Template, Tool,
 };
 pub use refs::{Reference, parse_reference};
-pub use schema::front_matter_schema;
+pub use schema::{front_matter_schema, front_matter_schema_with};
 pub use secret::{Secret, Secrets};
 pub use suggest::did_you_mean;
 

@@ -6,6 +6,7 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::format::TemplateFormat;
 use crate::secret::Secrets;
 
 /// Which reference engine a file is rendered like.
@@ -119,22 +120,31 @@ pub struct Connection {
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelOptions {
+    /// Sampling temperature.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// The most tokens the model may generate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<i64>,
+    /// Nucleus sampling probability mass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
+    /// Sample only from this many most likely tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_k: Option<i64>,
+    /// Penalty on tokens by how often they appeared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frequency_penalty: Option<f64>,
+    /// Penalty on tokens that appeared at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presence_penalty: Option<f64>,
+    /// Sampling seed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<i64>,
+    /// Generation stops at any of these strings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
+    /// Whether the model may call several tools in one turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allow_multiple_tool_calls: Option<bool>,
     /// Passed through to the provider as written.
@@ -146,16 +156,27 @@ pub struct ModelOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PropertyKind {
+    /// `string`.
     String,
+    /// `integer`.
     Integer,
+    /// `float`.
     Float,
+    /// `boolean`.
     Boolean,
+    /// `array`.
     Array,
+    /// `object`.
     Object,
+    /// `union`: one of the `oneOf`/`anyOf` branches.
     Union,
+    /// `thread`: a conversation, expanded into messages.
     Thread,
+    /// `image`: a rich input, expanded into a message part.
     Image,
+    /// `file`: a rich input, expanded into a message part.
     File,
+    /// `audio`: a rich input, expanded into a message part.
     Audio,
 }
 
@@ -224,10 +245,13 @@ pub struct Property {
     pub name: String,
     /// The kind.
     pub kind: PropertyKind,
+    /// What the value is, for callers and tools.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Rendering fails when no value is given and there is no default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
+    /// Whether `null` is an acceptable value.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub nullable: bool,
     /// Filled in when the caller gives no value.
@@ -236,6 +260,7 @@ pub struct Property {
     /// Documentation only; never used at run time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub example: Option<Value>,
+    /// The only values allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<Value>>,
     /// Per-property strictness for the injection check.
@@ -291,9 +316,11 @@ pub struct Binding {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
+    /// The name the model calls the tool by.
     pub name: String,
     /// `function`, `mcp`, `openapi`, or any other string (a custom tool).
     pub kind: String,
+    /// What the tool does, as the model reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Function tools: the parameters.
@@ -305,16 +332,19 @@ pub struct Tool {
     /// Parameters filled from inputs, keyed by parameter name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bindings: Option<Map<String, Value>>,
+    /// MCP and OpenAPI tools: how to reach the server.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connection: Option<Connection>,
     /// MCP: the server name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
+    /// MCP: the server description.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_description: Option<String>,
     /// MCP: `{kind: always|never|specify, ...}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_mode: Option<Value>,
+    /// MCP: the tools of the server the model may call.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_tools: Option<Vec<String>>,
     /// OpenAPI: the specification path or URL.
@@ -340,8 +370,17 @@ pub struct FormatConfig {
     /// Strict role-line nonces (on when unset, as the reference runtimes do).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
+    /// Engine options, passed to the engine as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<Map<String, Value>>,
+}
+
+impl FormatConfig {
+    /// The engine [`kind`](FormatConfig::kind) names, or `None` when this toolkit has none
+    /// by that name (the loader reports it).
+    pub fn format(&self) -> Option<TemplateFormat> {
+        TemplateFormat::from_kind(&self.kind)
+    }
 }
 
 /// `template.parser`.
@@ -349,6 +388,7 @@ pub struct FormatConfig {
 pub struct ParserConfig {
     /// `prompty`.
     pub kind: String,
+    /// Parser options, passed to the parser as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<Map<String, Value>>,
 }
@@ -356,14 +396,16 @@ pub struct ParserConfig {
 /// `template`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Template {
+    /// The template engine.
     pub format: FormatConfig,
+    /// The role-line parser.
     pub parser: ParserConfig,
 }
 
 impl Default for Template {
     fn default() -> Self {
         Self {
-            format: FormatConfig { kind: "jinja2".to_owned(), strict: None, options: None },
+            format: FormatConfig { kind: TemplateFormat::Jinja2.name().to_owned(), strict: None, options: None },
             parser: ParserConfig { kind: "prompty".to_owned(), options: None },
         }
     }

@@ -2,127 +2,90 @@
 //!
 //! With the yaml-language-server a file gets completion and checks from it:
 //! `# yaml-language-server: $schema=prompty.schema.json` as the first front matter line.
+//!
+//! The keys and their schemas come from [`keys`], the lists the loader checks
+//! keys against. `metadata` is free-form: a tool that keeps settings there (prompty-eval's
+//! `metadata.evaluator`) adds its own fragment with [`front_matter_schema_with`].
+//!
+//! ```
+//! let schema = prompty_syntax::front_matter_schema_with(&[(
+//!     "mytool",
+//!     serde_json::json!({"type": "object", "properties": {"level": {"type": "integer"}}}),
+//! )]);
+//! assert_eq!(schema["$defs"]["metadata"]["properties"]["mytool"]["properties"]["level"]["type"], "integer");
+//! assert!(schema["properties"]["model"].is_object());
+//! ```
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use crate::keys::{self, Key};
+use crate::lower::{FORMATS, PARSERS};
 use crate::model::PropertyKind;
 
-/// The schema.
+/// The schema, with nothing under `metadata` but `authors` and `tags`.
 pub fn front_matter_schema() -> Value {
+    front_matter_schema_with(&[])
+}
+
+/// The schema, with each `(key, schema)` of `metadata_blocks` described as
+/// `metadata.<key>`.
+pub fn front_matter_schema_with(metadata_blocks: &[(&str, Value)]) -> Value {
     let kinds: Vec<&str> = PropertyKind::ALL.iter().map(|k| k.as_str()).collect();
+    let mut metadata = properties(&[]);
+    metadata.insert("authors".into(), json!({"type": "array", "items": {"type": "string"}}));
+    metadata.insert("tags".into(), json!({"type": "array", "items": {"type": "string"}}));
+    for (name, schema) in metadata_blocks {
+        metadata.insert((*name).to_owned(), schema.clone());
+    }
+    let mut connection = properties(keys::CONNECTION);
+    for (_, specific) in keys::CONNECTION_KINDS {
+        add_missing(&mut connection, specific);
+    }
+    let mut tool = properties(keys::TOOL);
+    for (_, specific) in keys::TOOL_KINDS {
+        add_missing(&mut tool, specific);
+    }
+    let mut model = properties(keys::MODEL);
+    add_missing(&mut model, keys::V1_MODEL);
+    let mut property = properties(keys::PROPERTY);
+    add_missing(&mut property, keys::V1_PROPERTY);
+    // The kinds come from the model, beside the key's description (editors show both on hover).
+    if let Some(Value::Object(kind)) = property.get_mut("kind") {
+        kind.insert("enum".into(), json!(kinds));
+    }
+    let mut top = properties(keys::TOP);
+    add_missing(&mut top, keys::V1_TOP);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://prompty.dev/schemas/prompty.schema.json",
         "title": ".prompty front matter",
         "description": "Front matter of a .prompty file: Prompty v2 keys, and the v1 (promptflow) keys this toolkit also reads.",
         "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The prompt's name."},
-            "displayName": {"type": "string", "description": "A human-readable name for tools that list prompts."},
-            "description": {"type": "string", "description": "What the prompt does, for the people and tools that pick it."},
-            "version": {"type": ["string", "number"], "description": "The prompt's own version, free-form."},
+        "properties": top,
+        "$defs": {
             "metadata": {
                 "type": "object",
-                "description": "Free-form metadata. `metadata.evaluator` configures prompty-eval.",
-                "properties": {
-                    "authors": {"type": "array", "items": {"type": "string"}},
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                    "evaluator": {"$ref": "#/$defs/evaluator"}
-                }
+                "description": "Free-form metadata: tools keep their own settings here, each under its own key.",
+                "properties": metadata
             },
-            "model": {
-                "description": "The model: an id string, or a mapping.",
-                "oneOf": [{"type": "string"}, {"$ref": "#/$defs/model"}]
-            },
-            "inputs": {"$ref": "#/$defs/properties", "description": "Inputs the template reads."},
-            "outputs": {"$ref": "#/$defs/properties", "description": "Structured output of the model."},
-            "tools": {
-                "description": "Tools the model may call: functions, MCP servers, OpenAPI specifications or custom kinds.",
-                "oneOf": [
-                    {"type": "array", "items": {"$ref": "#/$defs/tool"}},
-                    {"type": "object", "additionalProperties": {"$ref": "#/$defs/tool"}}
-                ]
-            },
-            "template": {
-                "description": "How the body is rendered: the template engine (`format`) and the role-line parser (`parser`).",
-                "oneOf": [
-                    {
-                        "type": "object",
-                        "properties": {
-                            "format": {"description": "The template engine, by name or as a mapping with `kind`.", "oneOf": [{"$ref": "#/$defs/format"}, {
-                                "type": "object",
-                                "properties": {
-                                    "kind": {"$ref": "#/$defs/format"},
-                                    "strict": {"type": "boolean", "description": "Role-line nonces against injection (default true)."},
-                                    "options": {"type": "object"}
-                                },
-                                "required": ["kind"]
-                            }]},
-                            "parser": {"description": "How rendered text is split into messages at role lines.", "oneOf": [{"const": "prompty"}, {
-                                "type": "object",
-                                "properties": {"kind": {"const": "prompty"}, "options": {"type": "object"}},
-                                "required": ["kind"]
-                            }]}
-                        },
-                        "additionalProperties": false
-                    },
-                    {"$ref": "#/$defs/format", "description": "v1 only: the engine name."}
-                ]
-            },
-            "sample": {"description": "v1: inputs used when a call passes none (v2: `default` on each input)."},
-            "authors": {"type": "array", "items": {"type": "string"}, "description": "v1 (v2: metadata.authors)."}
-        },
-        "$defs": {
-            "format": {"enum": ["jinja2", "mustache", "handlebars"], "description": "The template engine: `jinja2` (the default), `mustache` or `handlebars`."},
-            "model": {
+            "model": {"type": "object", "properties": model},
+            "options": {
                 "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "The model or deployment id sent to the provider."},
-                    "provider": {"type": "string", "description": "Who serves the model; decides the request format.", "examples": ["openai", "azure", "anthropic", "foundry"]},
-                    "apiType": {"type": "string", "description": "Which API of the provider to call.", "examples": ["chat", "responses", "embedding", "image"]},
-                    "connection": {"$ref": "#/$defs/connection"},
-                    "options": {
-                        "type": "object",
-                        "description": "Generation options, translated to each provider's parameter names.",
-                        "properties": {
-                            "temperature": {"type": "number", "description": "Sampling temperature: higher is more varied, 0 is near-deterministic."},
-                            "maxOutputTokens": {"type": "integer", "description": "The most tokens the model may generate."},
-                            "topP": {"type": "number", "description": "Nucleus sampling: only the most likely tokens whose probabilities add up to this."},
-                            "topK": {"type": "integer", "description": "Sample only from this many most likely tokens."},
-                            "frequencyPenalty": {"type": "number", "description": "Penalizes tokens by how often they already appeared."},
-                            "presencePenalty": {"type": "number", "description": "Penalizes tokens that already appeared at all."},
-                            "seed": {"type": "integer", "description": "A seed for providers that can repeat a sampling."},
-                            "stopSequences": {"type": "array", "items": {"type": "string"}, "description": "Generation stops at any of these strings."},
-                            "allowMultipleToolCalls": {"type": "boolean", "description": "Whether the model may call several tools in one turn."},
-                            "additionalProperties": {"type": "object", "description": "Passed to the provider as written."}
-                        },
-                        "additionalProperties": false
-                    },
-                    "api": {"type": "string", "description": "v1 (v2: apiType)."},
-                    "configuration": {"type": "object", "description": "v1 (v2: connection, provider, id)."},
-                    "parameters": {"type": "object", "description": "v1: passed to the provider verbatim (v2: options)."},
-                    "response": {"type": "string", "description": "v1 only."}
-                }
+                "description": "Generation options, translated to each provider's parameter names.",
+                "properties": properties(keys::OPTIONS),
+                "additionalProperties": false
             },
             "connection": {
                 "type": "object",
                 "description": "How to reach the model: a `kind` and the fields of that kind.",
-                "properties": {
-                    "kind": {"type": "string", "description": "The kind of connection; decides which other fields apply.", "examples": ["key", "reference", "remote", "anonymous", "foundry", "oauth"]},
-                    "endpoint": {"type": "string"},
-                    "apiKey": {"type": "string"},
-                    "name": {"type": "string"},
-                    "target": {"type": "string"},
-                    "connectionType": {"type": "string"},
-                    "clientId": {"type": "string"},
-                    "clientSecret": {"type": "string"},
-                    "tokenUrl": {"type": "string"},
-                    "scopes": {"type": "array", "items": {"type": "string"}},
-                    "authenticationMode": {"enum": ["user", "system"]},
-                    "usageDescription": {"type": "string"}
-                },
+                "properties": connection,
                 "required": ["kind"]
             },
+            "template": {"type": "object", "properties": properties(keys::TEMPLATE), "additionalProperties": false},
+            "format": {"enum": FORMATS, "description": "The template engine: `jinja2` (the default), `mustache` or `handlebars`."},
+            "formatConfig": {"type": "object", "properties": properties(keys::FORMAT), "required": ["kind"]},
+            "parser": {"enum": PARSERS, "description": "The role-line parser."},
+            "parserConfig": {"type": "object", "properties": properties(keys::PARSER), "required": ["kind"]},
             "properties": {
                 "oneOf": [
                     {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/property"}, {"required": ["name"]}]}},
@@ -134,58 +97,26 @@ pub fn front_matter_schema() -> Value {
                     }}
                 ]
             },
-            "property": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "The name the template reads the value by (list form)."},
-                    "kind": {"enum": kinds, "description": "The value's type. `thread`, `image`, `file` and `audio` are rich inputs, expanded into message parts."},
-                    "description": {"type": "string", "description": "What the value is, for callers and tools."},
-                    "required": {"type": "boolean", "description": "Rendering fails when no value is given and there is no default."},
-                    "nullable": {"type": "boolean", "description": "Whether `null` is an acceptable value."},
-                    "default": {"description": "The value used when the caller gives none."},
-                    "example": {"description": "Documentation only; never used at run time."},
-                    "enumValues": {"type": "array", "description": "The only values allowed."},
-                    "strict": {"type": "boolean", "description": "Whether role lines inside this value are checked against injection (default true)."},
-                    "items": {"$ref": "#/$defs/property", "description": "The element type of an `array`."},
-                    "properties": {"$ref": "#/$defs/properties", "description": "The fields of an `object`."},
-                    "oneOf": {"type": "array", "items": {"$ref": "#/$defs/property"}},
-                    "anyOf": {"type": "array", "items": {"$ref": "#/$defs/property"}},
-                    "type": {"type": "string", "description": "v1 (v2: kind)."},
-                    "optional": {"type": "boolean", "description": "v1 (v2: required: false)."},
-                    "sample": {"description": "v1 (v2: example or default)."}
-                }
-            },
-            "tool": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "The name the model calls the tool by."},
-                    "kind": {"type": "string", "description": "`function`, `mcp`, `openapi`, or a custom kind.", "examples": ["function", "mcp", "openapi"]},
-                    "description": {"type": "string", "description": "What the tool does, as the model reads it."},
-                    "parameters": {"$ref": "#/$defs/properties", "description": "The function's parameters."},
-                    "strict": {"type": "boolean"},
-                    "bindings": {"type": ["object", "array"], "description": "Parameters filled from inputs instead of by the model."},
-                    "connection": {"$ref": "#/$defs/connection"},
-                    "serverName": {"type": "string"},
-                    "serverDescription": {"type": "string"},
-                    "approvalMode": {"type": ["string", "object"]},
-                    "allowedTools": {"type": "array", "items": {"type": "string"}},
-                    "specification": {"type": "string"},
-                    "options": {"type": "object"}
-                },
-                "required": ["kind"]
-            },
-            "evaluator": {
-                "type": "object",
-                "description": "How prompty-eval turns the judge's answer into a score.",
-                "properties": {
-                    "resultKey": {"type": "string"},
-                    "answer": {"enum": ["tags", "json", "number", "label"]},
-                    "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
-                    "validateRange": {"type": "boolean"},
-                    "threshold": {"type": "number"},
-                    "direction": {"enum": ["higher", "lower", "equal"]}
-                }
-            }
+            "property": {"type": "object", "properties": property},
+            "tool": {"type": "object", "properties": tool, "required": ["kind"]}
         }
     })
+}
+
+/// `keys` as the `properties` of an object schema.
+fn properties(keys: &[Key]) -> Map<String, Value> {
+    let mut out = Map::new();
+    add_missing(&mut out, keys);
+    out
+}
+
+/// Adds the keys `out` does not have yet, in order.
+fn add_missing(out: &mut Map<String, Value>, keys: &[Key]) {
+    for k in keys {
+        if !out.contains_key(k.name) {
+            // The key lists are tested to hold valid JSON (keys::tests).
+            let schema = serde_json::from_str(k.schema).unwrap_or(Value::Null);
+            out.insert(k.name.to_owned(), schema);
+        }
+    }
 }

@@ -48,13 +48,14 @@ fn fence_line(input: &str) -> IResult<&str, Fence> {
         space0,
         alt((value(Fence::Dashes, tag("---")), value(Fence::Pluses, tag("+++")))),
         space0,
-        alt((line_ending, eof)),
+        alt((line_ending, tag("\r"), eof)),
     )
         .parse(input)?;
     Ok((rest, fence))
 }
 
 /// Lines of `text` starting at byte `from`, as (start, end-without-newline, next-start).
+/// A line ends at `\n`, `\r\n` or a lone `\r` (as universal-newline reading does).
 fn lines(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
     let mut pos = from;
     std::iter::from_fn(move || {
@@ -63,12 +64,12 @@ fn lines(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, usize)>
         }
         let start = pos;
         let rest = text.get(start..)?;
-        let (end, next) = match rest.find('\n') {
+        let (end, next) = match rest.find(['\n', '\r']) {
+            Some(i) if rest.as_bytes().get(i..i + 2) == Some(b"\r\n") => (start + i, start + i + 2),
             Some(i) => (start + i, start + i + 1),
             None => (text.len(), text.len()),
         };
         pos = next;
-        let end = if text.as_bytes().get(end.wrapping_sub(1)) == Some(&b'\r') && end > start { end - 1 } else { end };
         Some((start, end, next))
     })
 }
@@ -150,5 +151,22 @@ mod tests {
         let err = split("---\nname: x\n").expect_err("unterminated");
         assert_eq!(err.code, codes::UNTERMINATED_FRONT_MATTER);
         assert_eq!(err.span, 0..3);
+    }
+
+    #[test]
+    fn cr_only_line_endings() {
+        // Classic Mac OS line endings: every line ends with a lone `\r`.
+        let text = "---\rname: t\rmodel: m\r---\rsystem:\rhi\r";
+        let s = split(text).expect("splits");
+        assert_eq!(s.front_matter.as_ref().map(|p| p.text), Some("name: t\rmodel: m\r"));
+        assert_eq!(s.body.text, "system:\rhi\r");
+        assert_eq!(s.open_fence, Some(0..3));
+        // Mixed endings: each line ends where its own line break is.
+        assert_eq!(parts("---\r\na: 1\r---\nbody"), (Some("a: 1\r"), "body"));
+        // A `\r` inside a line of the front matter still ends that line, as Python's
+        // universal newlines do; a fence needs a line of its own.
+        assert_eq!(parts("--- \ra: 1\r+++\r"), (Some("a: 1\r"), ""));
+        let err = split("---\ra: ---\r").expect_err("unterminated");
+        assert_eq!(err.code, codes::UNTERMINATED_FRONT_MATTER);
     }
 }

@@ -5,7 +5,10 @@
 use std::time::{Duration, Instant};
 
 use prompty_syntax::yaml::{MAX_YAML_DEPTH, MAX_YAML_NODES};
-use prompty_syntax::{Diagnostic, LoadOptions, Loaded, MAX_FILE_BYTES, MapHost, codes, load_bytes, load_str};
+use prompty_syntax::{
+    Diagnostic, LineIndex, LoadOptions, Loaded, MAX_FILE_BYTES, MapHost, codes, load_bytes, load_str,
+};
+use prompty_test_support::Rng;
 
 const HANG_GUARD: Duration = Duration::from_secs(10);
 
@@ -209,9 +212,25 @@ fn mixed_line_endings_load_with_lf_only_instructions() {
 
 #[test]
 fn only_carriage_returns_load() {
-    let text = "---\rname: cr\r---\ruser:\rhi\r";
+    let text = "---\rname: cr\rmodel:\r  id: gpt-4o\r---\rsystem:\rBe brief.\ruser:\rhi\r";
     let loaded = timed("CR-only file", || load(text));
     spans_in_bounds(&loaded, text.len());
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let prompt = loaded.prompt.expect("a prompt");
+    // The front matter is read as front matter, not left in the body as a system message.
+    assert_eq!(prompt.name.as_deref(), Some("cr"));
+    assert_eq!(prompt.model.map(|m| m.id).as_deref(), Some("gpt-4o"));
+    assert_eq!(prompt.instructions.as_deref(), Some("system:\nBe brief.\nuser:\nhi"));
+}
+
+#[test]
+fn only_carriage_returns_diagnostics_point_at_their_line() {
+    let text = "---\rname: cr\rmodel: m\rinputs:\r  q:\r    kind: strng\r---\ruser:\r{{q}}\r";
+    let loaded = timed("CR-only file with an error", || load(text));
+    let e = first_error(&loaded);
+    let (line, col) = LineIndex::new(text).line_col(text, e.span.start);
+    assert_eq!((line, col), (6, 11), "{e:?}");
+    assert_eq!(&text[e.span.clone()], "strng");
 }
 
 #[test]
@@ -294,22 +313,6 @@ fn deeply_nested_yaml_file_reference_is_an_error() {
     assert!(codes_of(&loaded).contains(&codes::FILE_PARSE.id), "{:?}", loaded.diagnostics);
 }
 
-/// A small deterministic generator (xorshift64*), so that property tests repeat exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Pieces of `.prompty` syntax to splice into seeds.
 const TOKENS: &[&str] = &[
     "---\n",
@@ -376,7 +379,7 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
                 let chunk = out[at..end].to_vec();
                 out.splice(at..at, chunk);
             }
-            3 if at < out.len() => out[at] = rng.next() as u8,
+            3 if at < out.len() => out[at] = rng.next_u64() as u8,
             _ => out.truncate(at),
         }
     }
@@ -407,7 +410,7 @@ fn property_mutated_prompts_load_without_panics() {
     let host = MapHost::new().with_env("OPENAI_API_KEY", "k").with_file("/p/a.yaml", "k: ${file:a.yaml}\n");
     let opts = LoadOptions { path: Some("/p/x.prompty".into()), ..LoadOptions::default() };
     let lint = LoadOptions { lint: true, ..opts.clone() };
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     let start = Instant::now();
     for i in 0..3_000 {
         let input = mutate(&mut rng, &seeds[i % seeds.len()]);

@@ -1,7 +1,6 @@
 //! Anthropic Messages request bodies.
 
-use prompty_render::{Message, Part};
-use prompty_syntax::Prompt;
+use prompty_syntax::{Message, Part, Prompt};
 use serde_json::{Map, Value, json};
 
 use crate::common::{Ctx, float, int, put, strings, text_of};

@@ -1,8 +1,7 @@
 //! What every request builder shares: the compile context, option helpers, tool
 //! schemas and message metadata.
 
-use prompty_render::{Message, Part};
-use prompty_syntax::{ModelOptions, Prompt, Tool};
+use prompty_syntax::{Message, ModelOptions, Part, Prompt, Tool};
 use serde_json::{Map, Number, Value};
 
 use crate::params::{self, JsonRequest, Outcome, ParamSource};

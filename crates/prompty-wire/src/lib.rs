@@ -2,8 +2,7 @@
 //! responses back to results.
 //!
 //! ```
-//! use prompty_render::Message;
-//! use prompty_syntax::{LoadOptions, MapHost, load_str};
+//! use prompty_syntax::{LoadOptions, MapHost, Message, load_str};
 //! use prompty_wire::{Target, compile};
 //!
 //! let text = "---\nmodel:\n  id: gpt-4o\n  options:\n    maxOutputTokens: 200\n---\nuser:\nHi";
@@ -33,6 +32,8 @@
 //! otherwise. A model id of another provider's family is a warning too, unless the target
 //! names the model. The crate does no I/O.
 
+#![warn(missing_docs)]
+
 mod anthropic;
 mod common;
 mod error;
@@ -41,12 +42,12 @@ mod openai;
 mod params;
 mod process;
 mod promptflow;
+mod response;
 pub mod schema;
 mod target;
 mod warning;
 
-use prompty_render::Message;
-use prompty_syntax::{Profile, Prompt};
+use prompty_syntax::{Message, Profile, Prompt};
 use serde_json::Value;
 
 pub use anthropic::DEFAULT_MAX_TOKENS;
@@ -58,7 +59,8 @@ pub use params::ParamSource;
 pub fn request_fields(provider: Provider, api: Api) -> &'static [&'static str] {
     params::fields(provider, api)
 }
-pub use process::{GeneratedImage, Output, ProcessResult, ResponseSpec, ResultFormat, ToolCall, Usage, process};
+pub use process::{GeneratedImage, Output, ProcessResult, ToolCall, Usage, process};
+pub use response::{ResponseSpec, ResultFormat};
 pub use target::{Api, Provider, Target};
 pub use warning::Warning;
 
@@ -98,6 +100,25 @@ pub fn compile(prompt: &Prompt, messages: &[Message], target: Target) -> Result<
     }
 }
 
+impl ResponseSpec {
+    /// How the reply to `prompt` compiled for `target` is read; the same as
+    /// [`Compiled::response`].
+    pub fn for_prompt(prompt: &Prompt, target: &Target) -> Result<Self, Error> {
+        let spec = || {
+            if prompt.profile == Profile::Promptflow {
+                let (provider, _) = promptflow::resolve(prompt, target)?;
+                let tool = (!provider.speaks_openai()).then(|| anthropic::answer_tool(prompt, true)).flatten();
+                return Ok(promptflow::response_spec(prompt, provider).with_answer_tool(tool));
+            }
+            let provider = target.resolve_provider(prompt)?;
+            let api = target.resolve_api(prompt)?;
+            let tool = (!provider.speaks_openai()).then(|| anthropic::answer_tool(prompt, false)).flatten();
+            Ok(response::spec_response(prompt, provider, api).with_answer_tool(tool))
+        };
+        spec().map_err(|e: Error| e.redacted(&prompt.secrets))
+    }
+}
+
 fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Result<Compiled, Error> {
     if prompt.profile == Profile::Promptflow {
         return promptflow::compile(prompt, messages, &target);
@@ -126,6 +147,6 @@ fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Resul
     } else {
         anthropic::messages(&mut ctx, messages)?
     };
-    let response = process::spec_response(prompt, provider, api).with_answer_tool(ctx.answer_tool);
+    let response = response::spec_response(prompt, provider, api).with_answer_tool(ctx.answer_tool);
     Ok(Compiled { body, warnings: ctx.warnings, provider, api, response })
 }

@@ -1,7 +1,7 @@
 //! OpenAI request bodies: chat completions, responses, embeddings and images. Azure and
 //! Foundry take the same bodies.
 
-use prompty_render::{Message, Part};
+use prompty_syntax::{Message, Part};
 use serde_json::{Map, Value, json};
 
 use crate::common::{Ctx, float, int, lone_text, part_kind, put, strings, text_of};
@@ -347,7 +347,7 @@ fn ignore_non_text(ctx: &mut Ctx<'_>, i: usize, m: &Message) {
 fn text_only_request(ctx: &mut Ctx<'_>, body: &mut Map<String, Value>) {
     // Every option but the provider-specific pass-through.
     let sampling: Vec<&str> =
-        prompty_syntax::OPTION_KEYS.iter().copied().filter(|k| *k != "additionalProperties").collect();
+        prompty_syntax::OPTION_KEYS.iter().map(|k| k.name).filter(|k| *k != "additionalProperties").collect();
     ctx.drop_options(&sampling);
     let (provider, api) = (ctx.provider, ctx.api);
     if !ctx.tools().is_empty() {

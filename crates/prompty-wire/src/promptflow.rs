@@ -3,12 +3,11 @@
 //! builds them in. For Anthropic: a Messages request with the parameters translated
 //! (`max_tokens`, `stop` as `stop_sequences`, JSON mode as a forced answer tool, ...).
 
-use prompty_render::Message;
-use prompty_syntax::Prompt;
+use prompty_syntax::{Message, Prompt};
 use serde_json::{Map, Value};
 
 use crate::common::Ctx;
-use crate::process::{ResponseSpec, ResultFormat};
+use crate::response::{ResponseSpec, ResultFormat};
 use crate::{Api, Compiled, Error, ParamSource, Provider, Target, Warning, anthropic, openai};
 
 pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) -> Result<Compiled, Error> {

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use prompty_render::Message;
+use prompty_syntax::Message;
 use prompty_syntax::{LoadOptions, MapHost, Prompt, load_str};
 use prompty_wire::{Target, compile};
 use serde_json::{Map, Value};

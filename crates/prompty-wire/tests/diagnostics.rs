@@ -2,8 +2,8 @@
 //! bodies of the conversions the spec's vectors do not cover.
 
 use insta::{assert_json_snapshot, assert_snapshot};
-use prompty_render::{Message, Part};
 use prompty_syntax::{LoadOptions, MapHost, Prompt, load_str};
+use prompty_syntax::{Message, Part};
 use prompty_wire::{Api, Compiled, Provider, ResponseSpec, ResultFormat, Target, compile, process};
 use serde_json::{Map, Value, json};
 

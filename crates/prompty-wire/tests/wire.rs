@@ -3,7 +3,7 @@
 //! canonical form, and the compiled body must equal the expected one as a JSON value.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use prompty_render::Message;
+use prompty_syntax::Message;
 use prompty_syntax::{LoadOptions, MapHost, load_str};
 use prompty_wire::{Target, compile};
 use serde_json::{Map, Value};

@@ -11,7 +11,7 @@
 //!    commas removed; the first one that parses as an object wins.
 //!
 //! Every step is linear in the answer's length (step 3 is computed in one
-//! pass; see [`first_object_block`]), so a hostile answer of a megabyte of
+//! pass; see `first_object_block`), so a hostile answer of a megabyte of
 //! `{` costs what reading it costs.
 //!
 //! Reading the fields: the score comes from the first present key of

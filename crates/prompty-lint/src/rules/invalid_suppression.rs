@@ -31,5 +31,10 @@ declare_rule! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    out.extend(Suppressions::parse(cx.text).problems());
+    out.extend(
+        Suppressions::parse(cx.text)
+            .problems()
+            .into_iter()
+            .map(|p| InvalidSuppression::META.finding(p.span, p.message).help(p.help)),
+    );
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Golden data for `prompty_render::pyrepr`.
+"""Golden data for Python `str()`/`repr()`: prompty-py (`repr.rs`) and prompty-render's
+`pyrepr.rs` are tested against it.
 
 Writes `golden.json` next to this script: values together with what CPython's
 `str()` / `repr()` makes of them. The Rust tests only read the JSON file; this
 script is kept so the data can be regenerated and extended.
 
     python3 gen.py            # rewrite golden.json
-    python3 gen.py --table    # print the non-printable boundary table for pyrepr.rs
+    python3 gen.py --table    # print the non-printable boundary table for prompty-py's repr.rs
 
 Sections of golden.json:
   cases   [value, str(value)]       JSON values (no lone surrogates); every float is written

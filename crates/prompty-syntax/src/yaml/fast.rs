@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde_json::Number;
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
 
-use crate::yaml::{MAX_YAML_DEPTH, MAX_YAML_NODES, Node, NodeValue, flow_close};
+use super::node::{MAX_YAML_DEPTH, MAX_YAML_NODES, Node, NodeValue, flow_close};
 
 /// The root node of `yaml` (which starts at byte `base` of the file), or `None` to fall back.
 pub(crate) fn parse(yaml: &str, base: usize) -> Option<Node> {
@@ -194,94 +194,4 @@ fn number(s: &str) -> Option<Number> {
         }
     }
     s.parse::<f64>().ok().filter(|f| f.is_finite()).and_then(Number::from_f64)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::{Path, PathBuf};
-
-    use crate::yaml::parse_full;
-
-    fn prompty_files(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                prompty_files(&p, out);
-            } else if p.extension().is_some_and(|x| x == "prompty") {
-                out.push(p);
-            }
-        }
-    }
-
-    /// Handcrafted front matter around the fast path's edges.
-    const EDGES: &[&str] = &[
-        "a: 1\nb: -2\nc: 0\nd: 3.5\ne: -0.25\nf: 1.0e3\ng: 007\nh: 0x1F\ni: 1_000\nj: .5\nk: 1e5\nl: +3\nm: .inf\nn: -.nan\n",
-        "s: 'single'\nd: \"double \\\"q\\\"\"\np: plain text: with colon\nu: \u{e9}t\u{e9} \u{1f600}\nn: ~\nt: True\nf: FALSE\ny: yes\no: on\nnull_word: Null\n",
-        "block: |\n  line one\n  line two\nfolded: >\n  a\n  b\nkeep: |+\n  x\n\nstrip: |-\n  y\n",
-        "flow: {a: 1, b: [x, y, {c: d}], e: \"f\"}\nempty_map: {}\nempty_seq: []\n",
-        "list:\n  - a\n  - b: 1\n    c: 2\n  - - nested\n    - seq\n  -\n",
-        "# comment\nname: x # trailing\n# another\nmodel:\n  id: gpt  # c\n",
-        "anchor: &a {x: 1}\nalias: *a\n",
-        "tagged: !!str 123\n",
-        "merge:\n  <<: {a: 1}\n",
-        "dup: 1\ndup: 2\n",
-        "key with spaces: v\n'quoted key': v\n? complex\n: v\n",
-        "a:\r\n  b: 1\r\n  c: [1, 2]\r\n",
-        "",
-        "   \n",
-        "- just\n- a\n- list\n",
-        "scalar only",
-        "big: 18446744073709551615\nbigger: 18446744073709551616\nneg: -9223372036854775808\n",
-        "f: 1.\ng: -1.5e-3\nh: 2.5E+2\n",
-    ];
-
-    /// Around the node budget both paths agree: the fast path gives up exactly where the
-    /// full path refuses, so a long mapping is never accepted by one and refused by the other.
-    #[test]
-    fn the_node_budget_is_the_same_on_both_paths() {
-        let limit = crate::yaml::MAX_YAML_NODES;
-        // A list of n scalars is 1 + n values.
-        for extra in [0, 1] {
-            let doc: String = (0..limit - 1 + extra).map(|i| format!("- {i}\n")).collect();
-            let fast = super::parse(&doc, 0);
-            let full = parse_full(&doc, 0, &doc);
-            assert_eq!((fast.is_some(), full.is_ok()), (extra == 0, extra == 0), "{extra} over the limit");
-            if let Some(node) = fast {
-                assert_eq!(Ok(node), full);
-            }
-        }
-    }
-
-    #[test]
-    fn the_fast_path_agrees_with_the_full_parser() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut files = Vec::new();
-        for dir in ["../shared/conformance", "../shared/bench", "prompts", "crates"] {
-            prompty_files(&root.join(dir), &mut files);
-        }
-        assert!(files.len() > 50, "found only {} prompt files under {}", files.len(), root.display());
-        let mut docs: Vec<(String, String)> = EDGES.iter().map(|s| ("edge".to_owned(), (*s).to_owned())).collect();
-        for f in &files {
-            let Ok(text) = std::fs::read_to_string(f) else { continue };
-            if let Ok(split) = crate::split::split(&text)
-                && let Some(fm) = split.front_matter
-            {
-                docs.push((f.display().to_string(), fm.text.to_owned()));
-            }
-        }
-        let (mut fast, mut full) = (0, 0);
-        for (name, yaml) in &docs {
-            match super::parse(yaml, 7) {
-                Some(node) => {
-                    fast += 1;
-                    let reference = parse_full(yaml, 7, yaml);
-                    assert_eq!(Ok(node), reference, "{name}: fast and full parses differ for\n{yaml}");
-                }
-                None => full += 1,
-            }
-        }
-        eprintln!("yaml fast path: {fast} documents, full path: {full}");
-        assert!(fast * 2 > docs.len(), "the fast path should take most front matter ({fast} of {})", docs.len());
-    }
 }

@@ -1,4 +1,4 @@
-//! `pyrepr::str_json` against the renderings recorded from azure-ai-evaluation.
+//! `str_json` against the renderings recorded from azure-ai-evaluation.
 //!
 //! Every list or dict among the inputs of a case in `shared/conformance/azure-eval/inputs`
 //! reached the Python template as a value and was printed with `str()`. Its `str_json` must
@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use prompty_render::pyrepr::str_json;
+use prompty_py::str_json;
 use serde_json::Value;
 
 const AZURE_EVAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/conformance/azure-eval");

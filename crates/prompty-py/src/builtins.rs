@@ -1,6 +1,6 @@
 //! Small pieces of Python semantics that the reference behaviours depend on:
 //! `str.strip()`, the `\d` class of `re`, `json.dumps` with default settings,
-//! and `str()` of values (delegated to `prompty_render::pyrepr`).
+//! and `str()` of values (the crate's [`str_json`](crate::str_json)), by their Python names.
 
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ const ND_RUN_STARTS: [u32; 66] = [
 
 /// The value of `c` if it is a Unicode decimal digit (what Python's `\d`
 /// matches and `float()` accepts), else `None`.
-pub(crate) fn decimal_digit(c: char) -> Option<u32> {
+pub fn decimal_digit(c: char) -> Option<u32> {
     let cp = u32::from(c);
     if c.is_ascii() {
         return c.to_digit(10);
@@ -29,29 +29,29 @@ pub(crate) fn decimal_digit(c: char) -> Option<u32> {
 }
 
 /// Whether `c` is a Unicode decimal digit (Python `\d`).
-pub(crate) fn is_decimal_digit(c: char) -> bool {
+pub fn is_decimal_digit(c: char) -> bool {
     decimal_digit(c).is_some()
 }
 
 /// Python's `str.strip()` without arguments.
-pub(crate) fn strip(s: &str) -> &str {
-    prompty_render::pyrepr::py_strip(s)
+pub fn strip(s: &str) -> &str {
+    crate::py_strip(s)
 }
 
 /// Python's `str(value)` for a JSON value: strings as they are, everything
 /// else as Python prints the equivalent object (`True`, `None`, dict repr).
-pub(crate) fn str_of(value: &Value) -> String {
-    prompty_render::pyrepr::str_json(value)
+pub fn str_of(value: &Value) -> String {
+    crate::str_json(value)
 }
 
 /// Python's `repr(value)` for a JSON value.
-pub(crate) fn repr_of(value: &Value) -> String {
-    prompty_render::pyrepr::repr_json(value)
+pub fn repr_of(value: &Value) -> String {
+    crate::repr_json(value)
 }
 
 /// Python's `float(x)` for a string: surrounding whitespace is allowed, as
 /// are signs, exponents, `inf`/`nan` and `_` between digits.
-pub(crate) fn float_from_str(s: &str) -> Option<f64> {
+pub fn float_from_str(s: &str) -> Option<f64> {
     let t = strip(s);
     if t.is_empty() || t.starts_with('_') || t.ends_with('_') || t.contains("__") {
         return None;
@@ -91,14 +91,14 @@ pub(crate) fn float_from_str(s: &str) -> Option<f64> {
 /// Python's `json.dumps(value)` with default settings: `", "` and `": "`
 /// separators, ASCII-only output with `\uXXXX` escapes, floats as Python
 /// prints them.
-pub(crate) fn json_dumps(value: &Value) -> String {
+pub fn json_dumps(value: &Value) -> String {
     let mut out = String::new();
     write_json(value, &mut out, true);
     out
 }
 
 /// Python's `json.dumps(value, ensure_ascii=False)`.
-pub(crate) fn json_dumps_unicode(value: &Value) -> String {
+pub fn json_dumps_unicode(value: &Value) -> String {
     let mut out = String::new();
     write_json(value, &mut out, false);
     out
@@ -146,7 +146,7 @@ fn write_json(value: &Value, out: &mut String, ascii: bool) {
 }
 
 /// A JSON string literal as Python's `json.dumps` writes it (`ensure_ascii`).
-pub(crate) fn json_dumps_str(s: &str) -> String {
+pub fn json_dumps_str(s: &str) -> String {
     let mut out = String::new();
     write_json_str(s, &mut out, true);
     out

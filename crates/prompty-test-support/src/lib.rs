@@ -1,0 +1,27 @@
+//! `prompty-test-support`: what the tests and benchmarks of the workspace share. Never
+//! published and never a dependency of a library: only `[dev-dependencies]` and the
+//! benchmark workspace (`bench/`) use it, so it may read files and panic with a message.
+//!
+//! - [`Rng`]: the seeded generator of the property tests, so that every run draws the
+//!   same cases;
+//! - [`bench`](mod@bench): the workloads of `shared/bench/` that the criterion benches and the
+//!   side-by-side benchmark measure;
+//! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
+//!   prompty-render.
+//!
+//! ```
+//! use prompty_test_support::Rng;
+//!
+//! let (mut a, mut b) = (Rng::new(0x5eed), Rng::new(0x5eed));
+//! let draws: Vec<u64> = (0..4).map(|_| a.next_u64()).collect();
+//! assert_eq!(draws, (0..4).map(|_| b.next_u64()).collect::<Vec<_>>());
+//! assert!((0..100).all(|_| a.below(6) < 6));
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod bench;
+pub mod cpython;
+mod rng;
+
+pub use rng::Rng;
