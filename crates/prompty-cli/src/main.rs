@@ -172,10 +172,20 @@ fn main() -> ExitCode {
 
 /// Loads a prompt for a command: any error-level diagnostic ends the command.
 pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
-    let host = FsHost;
-    let bytes = read_source(file, &host).map_err(|e| Failure(e.to_string()))?;
-    let options = LoadOptions { path: Some(file.to_path_buf()), ..load.options() };
-    let loaded = load_bytes(&bytes, &host, &options);
+    load_prompt_with(file, load, &FsHost, false)
+}
+
+/// [`load_prompt`] with another host; `lint` makes an unset `${env:}` variable a warning
+/// (the value stays as written).
+pub(crate) fn load_prompt_with(
+    file: &Path,
+    load: &LoadArgs,
+    host: &dyn prompty_syntax::Host,
+    lint: bool,
+) -> Result<(Prompt, Arc<str>), Failure> {
+    let bytes = read_source(file, &FsHost).map_err(|e| Failure(e.to_string()))?;
+    let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
+    let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
     let index = prompty_syntax::LineIndex::new(&text);
     let errors: Vec<String> = loaded
