@@ -225,7 +225,10 @@ fn cmd_render(
     raw: bool,
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
-    let (renderer, text) = load_renderer(file, load)?;
+    // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
+    let (prompt, text) = load_prompt_with(file, load, &FsHost, true)?;
+    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+        .map_err(|e| render_failure(file, &text, &e))?;
     warn_undeclared(file, renderer.prompt(), &given);
     let format =
         format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });

@@ -574,3 +574,35 @@ fn snapshot_workspace_prompts_match_the_committed_snapshots() {
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
+
+#[test]
+fn snapshot_unicode_case_names_differing_only_in_case_get_distinct_files() {
+    let tmp = TempDir::new("unicode-case");
+    tmp.write("prompts/greet.prompty", GREET);
+    tmp.write("prompts/greet.cases.yaml", "Ünï:\n  who: Upper\nünï:\n  who: lower\n\"a/../b\":\n  who: Slash\n");
+    let out = prompty(tmp.path(), &["snapshot", "--update"]);
+    assert_eq!((out.code, out.stderr.as_str()), (Some(0), "0 unchanged, 0 updated, 3 written\n"));
+    // Percent-encoded UTF-8 differs in its digits, not only in letter case, so the names
+    // stay distinct on case-insensitive file systems too.
+    assert_eq!(
+        tmp.files("snapshots"),
+        ["prompts/greet@%C3%9Cn%C3%AF.snap", "prompts/greet@%C3%BCn%C3%AF.snap", "prompts/greet@a%2F..%2Fb.snap"]
+    );
+    assert!(tmp.read("snapshots/prompts/greet@%C3%9Cn%C3%AF.snap").contains("description: Ünï\n"));
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--check"]).code, Some(0));
+}
+
+#[test]
+fn snapshot_large_stale_file_is_found_by_its_header() {
+    let tmp = TempDir::new("large-stale");
+    tmp.write("prompts/greet.prompty", GREET);
+    let big = format!(
+        "---\nsource: prompty snapshot\ndescription: big\ninput_file: prompts/greet.prompty\n---\n{}",
+        "line\n".repeat(100_000)
+    );
+    tmp.write("snapshots/prompts/greet@big.snap", &big);
+    let out = prompty(tmp.path(), &["snapshot", "--update"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stderr.ends_with("0 unchanged, 0 updated, 1 written, 1 removed\n"), "{}", out.stderr);
+    assert_eq!(tmp.files("snapshots"), ["prompts/greet@default.snap"]);
+}

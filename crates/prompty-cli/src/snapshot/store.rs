@@ -219,6 +219,9 @@ pub(crate) struct Found {
     pub(crate) pending: bool,
 }
 
+/// How much of a file the walk reads to find its header.
+const HEADER_BYTES: u64 = 64 * 1024;
+
 /// How deep the walk of the snapshot folder goes.
 const MAX_DEPTH: usize = 64;
 
@@ -259,7 +262,16 @@ fn walk_into(dir: &Path, depth: usize, out: &mut Vec<Found>) -> Result<(), Strin
         if !pending && !name.ends_with(".snap") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        // The header is at the top: a large file is not read to its end.
+        let mut head = Vec::new();
+        let Ok(file) = std::fs::File::open(&path) else { continue };
+        if std::io::Read::read_to_end(&mut std::io::Read::take(file, HEADER_BYTES), &mut head).is_err() {
+            continue;
+        }
+        let text = match String::from_utf8(head) {
+            Ok(t) => t,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
         match split(text).header {
             Some(header) if header.is_prompt_snapshot() => out.push(Found { path, header, pending }),
             _ if pending => out.push(Found { path, header: Header::default(), pending }),
