@@ -954,8 +954,9 @@ fn item5_one_megabyte_hostile_answers_score_in_linear_time() {
         for format in ["json", "tags", "label", "number"] {
             let out = prompty(tmp.path(), &["score", &format!("{format}.prompty"), "--answer", &format!("{name}.txt")]);
             assert_eq!(out.code, Some(0), "{format} {name}: {}", out.stderr);
-            // Only the number format finds a score: the first digit (`<S0>`, `<S2>`, `[1,`), below 3.
-            let digit = answer.contains(|c: char| c.is_ascii_digit());
+            // Only the number format finds a score: the first digit (`<S2>`, `[1,`), below 3;
+            // `<S0>` gives 0, outside the range [1, 5]: no verdict.
+            let digit = answer.chars().find(char::is_ascii_digit).is_some_and(|d| ('1'..='5').contains(&d));
             let expected = if format == "number" && digit { "fail" } else { "unknown" };
             assert_eq!(verdict_of(&out), expected, "{format} {name}: {}", out.stdout);
         }
@@ -1124,6 +1125,11 @@ fn item6_results_replace_the_output_only_when_the_run_ends() {
     );
 }
 
+/// The summary a run wrote with `--summary-json summary.json`.
+fn summary_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&read(&dir.join("summary.json"))).unwrap_or_default()
+}
+
 #[test]
 fn item6_one_result_line_per_data_row() {
     let tmp = eval_folder("item6-rows");
@@ -1131,7 +1137,10 @@ fn item6_one_result_line_per_data_row() {
     tmp.write("one.jsonl", b"\"{\\\"score\\\": 5}\"\n");
     tmp.write("six.jsonl", &[read(&dir.join("answers.jsonl")), read(&dir.join("answers.jsonl"))].concat());
     // Fewer answers than rows: an error record for each row without an answer.
-    let out = prompty(dir, &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "one.jsonl"]);
+    let out = prompty(
+        dir,
+        &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "one.jsonl", "--summary-json", "summary.json"],
+    );
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     let lines: Vec<serde_json::Value> =
         out.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect();
@@ -1141,10 +1150,13 @@ fn item6_one_result_line_per_data_row() {
     for l in &lines[1..] {
         assert_eq!(l["error"]["kind"], "missing answer", "{l}");
     }
-    let summary: serde_json::Value = serde_json::from_str(out.stderr.lines().last().unwrap_or("")).unwrap_or_default();
+    let summary = summary_of(dir);
     assert_eq!((summary["rows"].as_u64(), summary["errors"]["missing answer"].as_u64()), (Some(3), Some(2)));
     // More answers than rows: every row evaluated, the extra answers one summary error.
-    let out = prompty(dir, &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "six.jsonl"]);
+    let out = prompty(
+        dir,
+        &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "six.jsonl", "--summary-json", "summary.json"],
+    );
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert_eq!(out.stdout.lines().count(), 3, "{}", out.stdout);
     assert!(
@@ -1153,7 +1165,7 @@ fn item6_one_result_line_per_data_row() {
         "{}",
         out.stderr
     );
-    let summary: serde_json::Value = serde_json::from_str(out.stderr.lines().last().unwrap_or("")).unwrap_or_default();
+    let summary = summary_of(dir);
     assert_eq!((summary["rows"].as_u64(), summary["errors"]["extra answers"].as_u64()), (Some(3), Some(3)));
     // Bad rows are still reported by line number without stopping.
     tmp.write("mixed.jsonl", b"{\"answer\": \"a\"}\nnot json\n\xff\xfe\n");

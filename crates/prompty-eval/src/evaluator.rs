@@ -6,13 +6,14 @@ use crate::error::{Error, Result};
 use crate::evaluation::{Evaluation, JudgeReply};
 use crate::extract::json::{self as json_answer, Parsed};
 use crate::extract::{AnswerFormat, Extracted, label, number, tags};
-use crate::verdict::{Verdict, verdict};
+use crate::verdict::{OutOfRange, Threshold, Verdict, verdict, verdict_in_range};
 
 /// Scores judge answers as an [`EvaluatorConfig`] says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluator {
     name: String,
     config: EvaluatorConfig,
+    out_of_range: OutOfRange,
 }
 
 impl Evaluator {
@@ -20,7 +21,59 @@ impl Evaluator {
     /// `resultKey`).
     pub fn new(name: impl Into<String>, config: EvaluatorConfig) -> Self {
         let name = config.result_key.clone().unwrap_or_else(|| name.into());
-        Evaluator { name, config }
+        Evaluator { name, config, out_of_range: OutOfRange::default() }
+    }
+
+    /// Overrides the configured threshold, as the reference evaluators' `threshold`
+    /// constructor argument does. Refused for the reference evaluators whose threshold
+    /// is fixed (their constructor takes none).
+    pub fn with_threshold(mut self, threshold: Threshold) -> Result<Self> {
+        if !threshold.value().is_finite() {
+            return Err(Error::config("threshold", "expected a finite number"));
+        }
+        if let Some(reference) = self.config.compat.filter(|r| r.fixed_threshold()) {
+            return Err(Error::config(
+                "threshold",
+                format!(
+                    "the {} evaluator's threshold is fixed at {}; it cannot be overridden",
+                    reference.result_key(),
+                    reference.default_threshold().0
+                ),
+            ));
+        }
+        self.config.threshold = threshold;
+        Ok(self)
+    }
+
+    /// What a score outside the configured range means (default: [`OutOfRange::Unknown`]).
+    #[must_use]
+    pub fn with_out_of_range(mut self, policy: OutOfRange) -> Self {
+        self.out_of_range = policy;
+        self
+    }
+
+    /// Applies the out-of-range policy to a finished evaluation.
+    fn check_range(&self, mut e: Evaluation) -> Evaluation {
+        let Some(range) = &self.config.range else { return e };
+        let before = e.verdict;
+        if !matches!(before, Verdict::Pass | Verdict::Fail) {
+            return e;
+        }
+        e.verdict = verdict_in_range(
+            e.score,
+            self.config.threshold.value(),
+            self.config.direction,
+            Some(range),
+            self.out_of_range,
+        );
+        if e.verdict == Verdict::Unknown {
+            let shown = e.score.map(|s| crate::py::repr_of(&crate::evaluation::float_value(s))).unwrap_or_default();
+            e.problem = Some(format!(
+                "the score {shown} is outside the evaluator's range [{}, {}]: no verdict",
+                range.min, range.max
+            ));
+        }
+        e
     }
 
     /// The result key.
@@ -91,7 +144,7 @@ impl Evaluator {
         if let Some(reference) = c.compat {
             let mut e = reference.score(&c.threshold, reply)?;
             e.name = self.name.clone();
-            return Ok(e);
+            return Ok(self.check_range(e));
         }
         let answer = reply.content_str();
         let x = match self.extract(answer) {
@@ -130,14 +183,14 @@ impl Evaluator {
             range.check(e.score, &shown)?;
         }
         e.verdict = verdict(e.score, c.threshold.value(), c.direction);
-        Ok(e.with_reply(reply))
+        Ok(self.check_range(e).with_reply(reply))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Direction, Threshold};
+    use crate::verdict::Direction;
     use serde_json::json;
 
     fn config(block: serde_json::Value) -> EvaluatorConfig {
@@ -197,6 +250,36 @@ mod tests {
         let e =
             ev.evaluate(&JudgeReply::text("{\"success\": \"TRUE\", \"explanation\": \"done\"}")).unwrap_or_default();
         assert_eq!((e.score, e.verdict, e.reason.as_str()), (Some(1.0), Verdict::Pass, "done"));
+    }
+
+    #[test]
+    fn threshold_override_and_out_of_range() {
+        let ev = Evaluator::new("q", config(json!({"answer": "json", "range": [1, 5], "threshold": 3})));
+        let e = ev.evaluate(&JudgeReply::text("{\"score\": 4}")).unwrap_or_default();
+        assert_eq!(e.verdict, Verdict::Pass);
+        let strict = ev.clone().with_threshold(Threshold::from(5u8)).unwrap_or_else(|_| ev.clone());
+        let e = strict.evaluate(&JudgeReply::text("{\"score\": 4}")).unwrap_or_default();
+        assert_eq!((e.verdict, e.threshold), (Verdict::Fail, Some(Threshold::from(5u8))));
+        let e = ev.evaluate(&JudgeReply::text("{\"score\": 7}")).unwrap_or_default();
+        assert_eq!((e.score, e.verdict), (Some(7.0), Verdict::Unknown));
+        assert_eq!(e.problem.as_deref(), Some("the score 7.0 is outside the evaluator's range [1, 5]: no verdict"));
+        let allowing = ev.with_out_of_range(OutOfRange::Allow);
+        let e = allowing.evaluate(&JudgeReply::text("{\"score\": 7}")).unwrap_or_default();
+        assert_eq!((e.verdict, e.problem), (Verdict::Pass, None));
+    }
+
+    #[test]
+    fn fixed_thresholds_cannot_be_overridden() {
+        let c = crate::AzureEvaluator::ToolSuccess.config();
+        let err = Evaluator::new("t", c).with_threshold(Threshold::from(0u8)).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "invalid evaluator configuration at `threshold`: the tool_success evaluator's threshold is fixed at 1; it cannot be overridden"
+            )
+        );
+        let c = crate::AzureEvaluator::Relevance.config();
+        assert!(Evaluator::new("r", c).with_threshold(Threshold::from(4u8)).is_ok());
     }
 
     #[test]
