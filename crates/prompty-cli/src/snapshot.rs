@@ -344,6 +344,9 @@ pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
     for e in &unreadable {
         let _ = writeln!(stderr, "error: {e}");
     }
+    // A prompt named twice (`prompts` and `prompts/greet.prompty`) is rendered once.
+    let mut seen = HashSet::new();
+    files.retain(|f| seen.insert(absolute(f)));
     let rendered = render_all(&files, &root, &args.dir, &args.load);
     if let Err(e) = refuse_collisions(&rendered.renderings).and_then(|()| refuse_symlink(&args.dir, "snapshot folder"))
     {

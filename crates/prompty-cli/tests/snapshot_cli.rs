@@ -151,7 +151,11 @@ fn snapshot_two_prompts_with_one_file_name_get_their_own_snapshots() {
     );
     assert!(tmp.read("snapshots/prompts/team/greet@ads.snap").contains("input_file: prompts/team/greet.prompty\n"));
     // The names do not depend on how the prompts are named on the command line.
-    for args in [&["snapshot", "--check"][..], &["snapshot", "--check", "prompts/team", "prompts/greet.prompty"]] {
+    for args in [
+        &["snapshot", "--check"][..],
+        &["snapshot", "--check", "prompts/team", "prompts/greet.prompty"],
+        &["snapshot", "--check", "prompts", "./prompts/team/../greet.prompty"],
+    ] {
         let out = prompty(tmp.path(), args);
         assert_eq!(out.code, Some(0), "{args:?}: {}{}", out.stdout, out.stderr);
     }
