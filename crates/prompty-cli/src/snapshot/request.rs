@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 const MESSAGE_KEYS: &[&str] = &["messages", "input", "instructions", "system", "prompt"];
 
 /// Connection field names whose literal values are credentials.
-const CREDENTIAL_WORDS: &[&str] = &["key", "secret", "token", "password", "credential"];
+const CREDENTIAL_WORDS: &[&str] =
+    &["key", "secret", "token", "password", "credential", "connectionstring", "signature", "sas"];
 
 /// The request and connection sections of a snapshot, each ending with a blank line.
 /// `prompt` was loaded without the environment: an `${env:NAME}` field reads `${env:NAME}`.
@@ -57,18 +58,55 @@ fn pretty(v: &Value) -> String {
     s
 }
 
-/// A credential written literally in the file is not repeated in the snapshot (a reference
-/// such as `${env:NAME}` is shown as written).
+/// A credential written literally in the file (or a `${file:}` it names) is not repeated in
+/// the snapshot, at any depth; a reference such as `${env:NAME}` is shown as written.
 fn hide_credential(key: &str, value: Value) -> Value {
     let lower = key.to_ascii_lowercase();
     match value {
         Value::String(s) if CREDENTIAL_WORDS.iter().any(|w| lower.contains(w)) && !is_reference(&s) => {
             Value::String("(literal value not shown)".to_owned())
         }
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k.clone(), hide_credential(&k, v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| hide_credential(key, v)).collect()),
         other => other,
     }
 }
 
 fn is_reference(s: &str) -> bool {
     s.starts_with("${") && s.ends_with('}') || s.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_credentials_are_hidden_at_any_depth_and_references_shown() {
+        let fields = serde_json::json!({
+            "endpoint": "https://example.invalid",
+            "apiKey": "sk-literal",
+            "connectionString": "AccountKey=abc",
+            "auth": {"token": "t-literal", "header": "Authorization", "keys": ["k1", "${env:K2}"]},
+            "password": "${env:PASSWORD}",
+            "maxTokens": 5
+        });
+        let shown = hide_credential("connection", fields);
+        assert_eq!(
+            shown,
+            serde_json::json!({
+                "endpoint": "https://example.invalid",
+                "apiKey": "(literal value not shown)",
+                "connectionString": "(literal value not shown)",
+                "auth": {
+                    "token": "(literal value not shown)",
+                    "header": "Authorization",
+                    "keys": ["(literal value not shown)", "${env:K2}"]
+                },
+                "password": "${env:PASSWORD}",
+                "maxTokens": 5
+            })
+        );
+    }
 }
