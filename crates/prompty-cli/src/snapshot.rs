@@ -542,7 +542,7 @@ pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
     }
     let stale_note = if stale.is_empty() { String::new() } else { format!(", {} stale", stale.len()) };
     let _ = writeln!(stderr, "{same} unchanged, {changed} changed, {new} new{stale_note}{failed_note}");
-    if failed > 0 {
+    if failed + write_errors > 0 {
         return ExitCode::from(2);
     }
     if changed + new + stale.len() == 0 {

@@ -504,6 +504,20 @@ fn snapshot_symlinked_subfolder_is_refused() {
         );
     }
     assert_eq!(tmp.files("victim"), ["keep.txt"]);
+    // A pending file that is a link is neither removed nor written through.
+    std::fs::remove_file(tmp.path().join("snapshots/prompts/team")).expect("remove link");
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
+    let pending = tmp.path().join("snapshots/prompts/greet@default.snap.new");
+    std::os::unix::fs::symlink(tmp.path().join("victim/keep.txt"), &pending).expect("symlink");
+    let out = prompty(tmp.path(), &["snapshot", "--check"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("greet@default.snap.new: the snapshot file is a symbolic link"), "{}", out.stderr);
+    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    let out = prompty(tmp.path(), &["snapshot", "--check"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("warning: pending snapshot not written: "), "{}", out.stderr);
+    assert_eq!(tmp.read("victim/keep.txt"), "mine\n");
+    assert!(std::fs::symlink_metadata(&pending).expect("link").file_type().is_symlink());
 }
 
 #[test]
