@@ -9,10 +9,10 @@ use prompty_config::Configs;
 use prompty_lint::{Finding, Selection};
 use prompty_syntax::{Host, LineIndex, LoadOptions, Severity, load_bytes};
 
-use crate::excerpt::SourceLines;
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::inputs::describe_io;
-use crate::report::{self, Sarif, Style};
+use crate::report::{self, Sarif};
+use prompty::report::{Source, Style};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
@@ -147,7 +147,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     let mut configs = Configs::default();
     let mut sarif = Sarif::new();
     for file in &files {
-        let selection = match configs.selection(file, args.config.as_deref(), &FsHost) {
+        let selection = match configs.selection(file, args.config.as_deref(), &cli_host()) {
             Ok(s) => s,
             Err(e) => {
                 let _ = writeln!(stderr, "error: {e}");
@@ -156,7 +156,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         };
         let Some((text, findings)) = check_file(args, file, &selection, &mut totals, &mut stderr) else { continue };
         let index = LineIndex::new(&text);
-        let lines = SourceLines::new(file, &text);
+        let lines = Source::new(&file.display().to_string(), &text);
         for f in &findings {
             match f.diagnostic.severity {
                 Severity::Error => totals.errors += 1,
@@ -173,7 +173,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
                             None => note,
                         });
                     }
-                    write!(out, "{}", report::human(&lines, &d, style))
+                    write!(out, "{}", lines.draw(&d, &style))
                 }
                 CheckFormat::Json => {
                     let line =
@@ -232,7 +232,7 @@ fn check_file(
     totals: &mut Totals,
     stderr: &mut impl Write,
 ) -> Option<(String, Vec<Finding>)> {
-    let host = FsHost;
+    let host = cli_host();
     let bytes = match host.read(file) {
         Ok(b) => b,
         Err(e) => {

@@ -20,7 +20,7 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::eval::{JsonLines, Line, RowError, Sink, row_inputs};
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::run::{SendArgs, TargetArgs};
 use crate::{Failure, LoadArgs, load_renderer};
@@ -84,7 +84,7 @@ impl Live<'_> {
             .map_err(|e| Failure(format!("{}: {e}", self.file.display())))?;
         let settings = Settings { provider: Some(spec.provider), base_url: self.target.base_url.clone() };
         // The trust check comes before anything is sent.
-        let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &FsHost)
+        let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
             .map_err(|e| Failure(format!("{}: {e}", self.file.display())))?;
         let transport = self.send.transport()?;
         if let Some(dir) = self.cache {

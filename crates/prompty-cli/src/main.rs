@@ -4,7 +4,6 @@ mod batch;
 mod check;
 mod compare;
 mod eval;
-mod excerpt;
 mod fmt;
 mod host;
 mod http;
@@ -26,7 +25,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use prompty_render::{RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, read_source};
 
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::inputs::InputArgs;
 
 /// Exit code for usage and I/O failures (and files that cannot be used).
@@ -208,7 +207,7 @@ fn main() -> ExitCode {
 
 /// Loads a prompt for a command: any error-level diagnostic ends the command.
 pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
-    load_prompt_with(file, load, &FsHost, false)
+    load_prompt_with(file, load, &cli_host(), false)
 }
 
 /// [`load_prompt`] with another host; `lint` makes an unset `${env:}` variable a warning
@@ -219,7 +218,7 @@ pub(crate) fn load_prompt_with(
     host: &dyn prompty_syntax::Host,
     lint: bool,
 ) -> Result<(Prompt, Arc<str>), Failure> {
-    let bytes = read_source(file, &FsHost).map_err(|e| Failure(e.to_string()))?;
+    let bytes = read_source(file, host).map_err(|e| Failure(e.to_string()))?;
     let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
     let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
@@ -262,7 +261,7 @@ fn cmd_render(
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
     // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
-    let (prompt, text) = load_prompt_with(file, load, &FsHost, true)?;
+    let (prompt, text) = load_prompt_with(file, load, &cli_host(), true)?;
     let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
         .map_err(|e| render_failure(file, &text, &e))?;
     warn_undeclared(file, renderer.prompt(), &given);

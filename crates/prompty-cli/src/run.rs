@@ -12,7 +12,7 @@ use prompty_render::Renderer;
 use prompty_wire::{Api, Compiled, Output, ProcessResult, ResultFormat, Target};
 use serde_json::{Map, Value};
 
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::inputs::InputArgs;
 use crate::{Failure, LoadArgs, load_renderer, render_failure, warn_undeclared};
@@ -49,7 +49,7 @@ impl TargetArgs {
     /// The endpoint of a compiled request, checked against the trust policy.
     pub(crate) fn endpoint(&self, file: &Path, renderer: &Renderer, compiled: &Compiled) -> Result<Endpoint, Failure> {
         let settings = Settings { provider: Some(compiled.provider), base_url: self.base_url.clone() };
-        prompty_client::resolve(renderer.prompt(), &settings, &FsHost)
+        prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
             .map_err(|e| Failure(format!("{}: {e}", file.display())))
     }
 }

@@ -24,7 +24,6 @@ use prompty_render::{RenderOptions, Renderer, messages_to_text};
 use serde_json::{Map, Value};
 
 use crate::check::collect_all;
-use crate::host::FsHost;
 use crate::{LoadArgs, load_prompt_with, render_failure};
 use diff::ColorChoice;
 use store::{Found, absolute, pending_path, read_snapshot, refuse_symlink, relative, snapshot_path, write_atomically};
@@ -74,24 +73,11 @@ enum Format {
     Markdown,
 }
 
-/// The environment as snapshots see it: empty. `${env:NAME}` stays as written (and
-/// `${env:NAME:default}` takes its default), so a rendering never needs a secret and does
-/// not depend on the machine.
-struct NoEnv;
-
-impl prompty_syntax::Host for NoEnv {
-    fn env(&self, _: &str) -> Option<String> {
-        None
-    }
-    fn canonicalize(&self, path: &Path) -> Result<PathBuf, prompty_syntax::HostError> {
-        FsHost.canonicalize(path)
-    }
-    fn read(&self, path: &Path) -> Result<Vec<u8>, prompty_syntax::HostError> {
-        FsHost.read(path)
-    }
-    fn read_link(&self, path: &Path) -> Option<PathBuf> {
-        FsHost.read_link(path)
-    }
+/// The host snapshots load through: the file system and an empty environment.
+/// `${env:NAME}` stays as written (and `${env:NAME:default}` takes its default), so a
+/// rendering never needs a secret and does not depend on the machine.
+fn no_env_host() -> prompty_host::StdHost {
+    prompty_host::StdHost::new().allow_env(false)
 }
 
 /// One rendering of one case.
@@ -184,7 +170,7 @@ fn render_all(files: &[PathBuf], root: &Path, dir: &Path, load: &LoadArgs) -> Re
             }
             out.failed.push(Failed { prompt: name.clone(), case, message });
         };
-        let (prompt, text) = match load_prompt_with(file, load, &NoEnv, true) {
+        let (prompt, text) = match load_prompt_with(file, load, &no_env_host(), true) {
             Ok(loaded) => loaded,
             Err(f) => {
                 fail(&mut out, None, f.0);

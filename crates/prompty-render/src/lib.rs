@@ -20,6 +20,7 @@ mod context;
 mod engine;
 mod error;
 mod growth;
+#[cfg(feature = "handlebars")]
 mod hbs;
 mod jinja_compat;
 mod limits;
