@@ -302,6 +302,27 @@ impl Engine {
         }
     }
 
+    /// The compiled Handlebars template.
+    pub(crate) fn handlebars_template(&self) -> Option<&handlebars::template::Template> {
+        match self {
+            Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME),
+            _ => None,
+        }
+    }
+
+    /// Splices the promptflow mark into a compiled Handlebars template: at each (raw string,
+    /// byte offset) of `places`, raw strings counted in pre-order (see [`hbs::splice_marks`]).
+    pub(crate) fn splice_marks(&mut self, places: &[(usize, usize)]) {
+        if let Engine::Handlebars(hb) = self
+            && !places.is_empty()
+            && let Some(template) = hb.get_template(TEMPLATE_NAME)
+        {
+            let mut marked = template.clone();
+            hbs::splice_marks(&mut marked, places);
+            hb.register_template(TEMPLATE_NAME, marked);
+        }
+    }
+
     /// The variables a Jinja or Mustache template reads (for lint).
     pub(crate) fn variables(&self) -> Vec<String> {
         match self {
