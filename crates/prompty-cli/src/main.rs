@@ -209,10 +209,20 @@ fn main() -> ExitCode {
 
 /// Loads a prompt for a command: any error-level diagnostic ends the command.
 pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
-    let host = cli_host();
-    let bytes = read_source(file, &host).map_err(|e| Failure(e.to_string()))?;
-    let options = LoadOptions { path: Some(file.to_path_buf()), ..load.options() };
-    let loaded = load_bytes(&bytes, &host, &options);
+    load_prompt_with(file, load, &cli_host(), false)
+}
+
+/// [`load_prompt`] with another host; `lint` makes an unset `${env:}` variable a warning
+/// (the value stays as written).
+pub(crate) fn load_prompt_with(
+    file: &Path,
+    load: &LoadArgs,
+    host: &dyn prompty_syntax::Host,
+    lint: bool,
+) -> Result<(Prompt, Arc<str>), Failure> {
+    let bytes = read_source(file, host).map_err(|e| Failure(e.to_string()))?;
+    let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
+    let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
     let index = prompty_syntax::LineIndex::new(&text);
     let errors: Vec<String> = loaded
@@ -252,7 +262,10 @@ fn cmd_render(
     raw: bool,
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
-    let (renderer, text) = load_renderer(file, load)?;
+    // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
+    let (prompt, text) = load_prompt_with(file, load, &cli_host(), true)?;
+    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+        .map_err(|e| render_failure(file, &text, &e))?;
     warn_undeclared(file, renderer.prompt(), &given);
     let format =
         format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });

@@ -1,10 +1,20 @@
-//! `prompty snapshot [PATH] [--check|--update]`: rendered prompts as reviewed files.
+//! `prompty snapshot`: rendered prompts as reviewed files.
 //!
 //! For each prompt with input cases (a sidecar `<name>.cases.yaml` mapping case names to
 //! input values, or else the prompt's own defaults as the case `default`), render the
-//! messages as text and compare them with `<snapshots>/<name>@<case>.snap`. The files use
-//! insta's layout (a `---` header, then the text), so `cargo insta review` works on them too.
+//! request (model, options, connection) and the messages as text and compare them with
+//! `<snapshots>/<folders>/<name>@<case>.snap`, where `<folders>/<name>` is the prompt's path
+//! under the project root. The files use insta's layout (a `---` header, then the text),
+//! and changed renderings are left as `.snap.new` files beside them, so `cargo insta review`
+//! works on them too.
 
+mod diff;
+mod markdown;
+mod request;
+mod review;
+mod store;
+
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,96 +23,193 @@ use std::process::ExitCode;
 use prompty_render::{RenderOptions, Renderer, messages_to_text};
 use serde_json::{Map, Value};
 
-use crate::check::collect;
-use crate::inputs::describe_io;
-use crate::{LoadArgs, load_prompt, render_failure};
+use crate::check::collect_all;
+use crate::{LoadArgs, load_prompt_with, render_failure};
+use diff::ColorChoice;
+use store::{Found, absolute, pending_path, read_snapshot, refuse_symlink, relative, snapshot_path, write_atomically};
 
 #[derive(clap::Args)]
 pub(crate) struct SnapshotArgs {
     /// Prompt files or folders (default: `prompts`).
     paths: Vec<PathBuf>,
-    /// Fail (exit 1) with a unified diff when a rendering differs from its snapshot.
-    #[arg(long, conflicts_with = "update")]
+    /// Fail (exit 1) with a diff when a rendering differs from its snapshot, a snapshot is
+    /// missing or a snapshot is stale; changed renderings are left as `.snap.new` files.
+    #[arg(long, conflicts_with_all = ["update", "prune", "review", "accept", "reject"])]
     check: bool,
-    /// Write new and changed snapshots.
-    #[arg(long)]
+    /// Write new and changed snapshots and remove stale ones.
+    #[arg(long, conflicts_with_all = ["prune", "review", "accept", "reject"])]
     update: bool,
+    /// Remove stale snapshots (of removed prompts and cases) and nothing else.
+    #[arg(long, conflicts_with_all = ["review", "accept", "reject"])]
+    prune: bool,
+    /// Show each pending `.snap.new` with its diff and ask: accept, reject or skip.
+    #[arg(long, conflicts_with_all = ["accept", "reject"])]
+    review: bool,
+    /// Accept every pending `.snap.new` file.
+    #[arg(long, conflicts_with = "reject")]
+    accept: bool,
+    /// Reject (remove) every pending `.snap.new` file.
+    #[arg(long)]
+    reject: bool,
     /// The snapshot folder.
     #[arg(long, value_name = "DIR", default_value = "snapshots")]
     dir: PathBuf,
+    /// The project root: snapshot names are prompt paths relative to it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    root: PathBuf,
+    /// Report as text (diffs) or as a Markdown summary for a pull request.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Color diffs: on a terminal (`auto`, honours `NO_COLOR`), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
     #[command(flatten)]
     load: LoadArgs,
 }
 
-/// One rendering: the prompt, the case name and the text.
-struct Rendering {
-    prompt: PathBuf,
-    case: String,
-    text: String,
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Markdown,
 }
 
-/// A named set of input values.
-type Case = (String, Map<String, Value>);
+/// The host snapshots load through: the file system and an empty environment.
+/// `${env:NAME}` stays as written (and `${env:NAME:default}` takes its default), so a
+/// rendering never needs a secret and does not depend on the machine.
+fn no_env_host() -> prompty_host::StdHost {
+    prompty_host::StdHost::new().allow_env(false)
+}
+
+/// One rendering of one case.
+struct Rendering {
+    /// The prompt's path under the root, `/`-separated.
+    prompt: String,
+    case: String,
+    text: String,
+    path: PathBuf,
+}
+
+/// A prompt or case that could not be rendered: its snapshots are kept as they are.
+struct Failed {
+    prompt: String,
+    case: Option<String>,
+    message: String,
+}
+
+/// A named set of input values, with where the case is written (`file:line:col`).
+struct Case {
+    name: String,
+    inputs: Map<String, Value>,
+    at: Option<String>,
+}
 
 /// The input cases of a prompt: its sidecar file, or its defaults.
 fn cases(prompt: &Path) -> Result<Vec<Case>, String> {
     let sidecar = prompt.with_extension("cases.yaml");
     if !sidecar.exists() {
-        return Ok(vec![("default".to_owned(), Map::new())]);
+        return Ok(vec![Case { name: "default".to_owned(), inputs: Map::new(), at: None }]);
     }
-    let text = std::fs::read_to_string(&sidecar).map_err(|e| format!("{}: {e}", sidecar.display()))?;
-    let root = prompty_syntax::yaml::parse(&text, 0, &text).map_err(|d| {
-        let (line, col) = prompty_syntax::LineIndex::new(&text).line_col(&text, d.span.start);
-        format!("{}:{line}:{col}: {}", sidecar.display(), d.message)
-    })?;
-    match root.to_json() {
-        Value::Object(map) => map
-            .into_iter()
-            .map(|(name, v)| match v {
-                Value::Object(inputs) => Ok((name, inputs)),
-                Value::Null => Ok((name, Map::new())),
-                _ => Err(format!("{}: case `{name}` must be a mapping of input values", sidecar.display())),
-            })
-            .collect(),
-        _ => Err(format!("{}: expected a mapping of case names to input values", sidecar.display())),
-    }
+    let text = std::fs::read_to_string(&sidecar)
+        .map_err(|e| format!("{}: cannot read: {}", sidecar.display(), crate::inputs::describe_io(&e)))?;
+    let index = prompty_syntax::LineIndex::new(&text);
+    let at = |offset: usize| {
+        let (line, col) = index.line_col(&text, offset);
+        format!("{}:{line}:{col}", sidecar.display())
+    };
+    let root =
+        prompty_syntax::yaml::parse(&text, 0, &text).map_err(|d| format!("{}: {}", at(d.span.start), d.message))?;
+    let prompty_syntax::yaml::NodeValue::Map(entries) = &root.value else {
+        return Err(format!("{}: expected a mapping of case names to input values", at(root.span.start)));
+    };
+    entries
+        .iter()
+        .map(|(key, value)| {
+            let name = match key.to_json() {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            match value.to_json() {
+                Value::Object(inputs) => Ok(Case { name, inputs, at: Some(at(key.span.start)) }),
+                Value::Null => Ok(Case { name, inputs: Map::new(), at: Some(at(key.span.start)) }),
+                _ => Err(format!("{}: case `{name}` must be a mapping of input values", at(value.span.start))),
+            }
+        })
+        .collect()
 }
 
-fn render_all(paths: &[PathBuf], load: &LoadArgs) -> Result<Vec<Rendering>, String> {
-    let mut files = Vec::new();
-    for p in paths {
-        collect(p, &mut files)?;
-    }
-    let mut out = Vec::new();
+/// What rendering every prompt produced.
+#[derive(Default)]
+struct Rendered {
+    renderings: Vec<Rendering>,
+    failed: Vec<Failed>,
+    /// Prompts none of whose snapshots may be removed (they could not be rendered).
+    kept_prompts: HashSet<String>,
+    /// Snapshots of cases that could not be rendered.
+    kept_paths: HashSet<PathBuf>,
+}
+
+fn render_all(files: &[PathBuf], root: &Path, dir: &Path, load: &LoadArgs) -> Rendered {
+    let mut out = Rendered::default();
     for file in files {
-        let (prompt, text) = load_prompt(&file, load).map_err(|f| f.0)?;
-        // Values from `${env:}` are secret and differ between machines: snapshots render
-        // `${env:NAME}` in their place.
+        let Some(rel) = relative(root, &absolute(file)) else {
+            out.failed.push(Failed {
+                prompt: file.display().to_string(),
+                case: None,
+                message: format!(
+                    "{}: outside the project root {}; run from the folder that holds the prompts or pass --root",
+                    file.display(),
+                    root.display()
+                ),
+            });
+            continue;
+        };
+        let name = rel.join("/");
+        let fail = |out: &mut Rendered, case: Option<String>, message: String| {
+            if case.is_none() {
+                out.kept_prompts.insert(name.clone());
+            }
+            out.failed.push(Failed { prompt: name.clone(), case, message });
+        };
+        let (prompt, text) = match load_prompt_with(file, load, &no_env_host(), true) {
+            Ok(loaded) => loaded,
+            Err(f) => {
+                fail(&mut out, None, f.0);
+                continue;
+            }
+        };
         let options = RenderOptions { source: Some(text.clone()), ..Default::default() };
-        let renderer = Renderer::with_options(prompt.redacted_inputs(), options)
-            .map_err(|e| render_failure(&file, &text, &e).0)?;
-        for (case, inputs) in cases(&file)? {
-            let messages = renderer.prepare(&inputs).map_err(|e| format!("{} case `{case}`: {e}", file.display()))?;
-            out.push(Rendering { prompt: file.clone(), case, text: messages_to_text(&messages) });
-        }
-    }
-    Ok(out)
-}
-
-fn snapshot_path(dir: &Path, r: &Rendering) -> PathBuf {
-    let stem = r.prompt.file_stem().and_then(|s| s.to_str()).unwrap_or("prompt");
-    dir.join(format!("{stem}@{}.snap", file_name_part(&r.case)))
-}
-
-/// A case name as part of a file name: ASCII letters, digits, `_`, `-` and `.` stay; every
-/// other byte (path separators, `%`, spaces, control characters) becomes `%XX`. Distinct
-/// names stay distinct, and none can leave the snapshot folder.
-fn file_name_part(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for b in name.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-' | b'.' => out.push(char::from(b)),
-            _ => out.push_str(&format!("%{b:02X}")),
+        let renderer = match Renderer::with_options(prompt.redacted_inputs(), options) {
+            Ok(r) => r,
+            Err(e) => {
+                fail(&mut out, None, render_failure(file, &text, &e).0);
+                continue;
+            }
+        };
+        let cases = match cases(file) {
+            Ok(c) => c,
+            Err(e) => {
+                fail(&mut out, None, e);
+                continue;
+            }
+        };
+        for case in cases {
+            let path = snapshot_path(dir, &rel, &case.name);
+            match renderer.prepare(&case.inputs) {
+                Ok(messages) => {
+                    let mut body = request::sections(renderer.prompt(), &messages);
+                    body.push_str(&messages_to_text(&messages));
+                    out.renderings.push(Rendering { prompt: name.clone(), case: case.name, text: body, path });
+                }
+                Err(e) => {
+                    let located = match (e.span(), &case.at) {
+                        (Some(_), _) | (None, None) => render_failure(file, &text, &e).0,
+                        (None, Some(at)) => format!("{at}: {e}"),
+                    };
+                    let message = format!("{located} (case `{}`)", diff::visible(&case.name));
+                    out.kept_paths.insert(path);
+                    fail(&mut out, Some(case.name), message);
+                }
+            }
         }
     }
     out
@@ -110,100 +217,32 @@ fn file_name_part(name: &str) -> String {
 
 /// Refuses two renderings whose snapshot files differ only in letter case: on macOS and
 /// Windows they are one file, and one would overwrite the other.
-fn refuse_collisions(paths: &[(PathBuf, &Rendering)]) -> Result<(), String> {
-    let mut seen: std::collections::HashMap<String, &(PathBuf, &Rendering)> = std::collections::HashMap::new();
-    for entry in paths {
-        let key = entry.0.to_string_lossy().to_lowercase();
-        if let Some((first_path, first)) = seen.get(&key).copied() {
-            let (path, r) = entry;
+fn refuse_collisions(renderings: &[Rendering]) -> Result<(), String> {
+    let mut seen: HashMap<String, &Rendering> = HashMap::new();
+    for r in renderings {
+        let key = r.path.to_string_lossy().to_lowercase();
+        if let Some(first) = seen.get(&key).copied() {
             return Err(format!(
                 "{} case `{}` and {} case `{}` would share one snapshot file ({} and {} differ only in letter case or are equal); rename one of the cases or prompts",
-                first.prompt.display(),
+                first.prompt,
                 first.case,
-                r.prompt.display(),
+                r.prompt,
                 r.case,
-                first_path.display(),
-                path.display()
+                first.path.display(),
+                r.path.display()
             ));
         }
-        seen.insert(key, entry);
+        seen.insert(key, r);
     }
     Ok(())
-}
-
-/// Whether `path` is a symbolic link (snapshots are never read or written through one).
-fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-fn refuse_symlink(path: &Path, what: &str) -> Result<(), String> {
-    if is_symlink(path) {
-        return Err(format!(
-            "{}: the {what} is a symbolic link; snapshots are never read or written through links (replace it with a regular {what})",
-            path.display()
-        ));
-    }
-    Ok(())
-}
-
-/// An existing snapshot file: its header (when it has one) and its text.
-struct Existing {
-    header: Option<String>,
-    text: String,
-}
-
-/// The snapshot at `path`: `None` when there is none. A file without the `---` header is
-/// all text (so it shows as changed, never silently replaced as new).
-fn read_snapshot(path: &Path) -> Result<Option<Existing>, String> {
-    refuse_symlink(path, "snapshot file")?;
-    // A FIFO or device would block or never end: only regular files are read.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: cannot read: {}", path.display(), describe_io(&e))),
-    };
-    let parsed = text.strip_prefix("---\n").and_then(|rest| {
-        let end = rest.find("\n---\n")?;
-        Some(Existing { header: Some(rest[..end].to_owned()), text: rest[end + 5..].to_owned() })
-    });
-    Ok(Some(parsed.unwrap_or(Existing { header: None, text })))
-}
-
-/// Writes `text` to `path` atomically: a new file in the same folder (created exclusively,
-/// so nothing is followed), flushed, then renamed over `path`. A reader sees the old file
-/// or the new one, never a part. `path` itself must not be a symbolic link.
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    refuse_symlink(path, "snapshot file")?;
-    let fail = |e: &std::io::Error| format!("{}: cannot write: {}", path.display(), describe_io(e));
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map_or_else(|| "snapshot".into(), |n| n.to_string_lossy().into_owned());
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    for attempt in 0..100u32 {
-        let tmp = dir.join(format!(".{name}.{}-{nanos}-{attempt}.tmp", std::process::id()));
-        let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(fail(&e)),
-        };
-        let written = file.write_all(text.as_bytes()).and_then(|()| file.sync_all());
-        drop(file);
-        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(fail(&e));
-        }
-        return Ok(());
-    }
-    Err(format!("{}: cannot write: no free temporary file name in {}", path.display(), dir.display()))
 }
 
 fn header(r: &Rendering) -> String {
     format!(
-        "source: prompty snapshot\ndescription: {}\ninput_file: {}",
+        "source: {}\ndescription: {}\ninput_file: {}",
+        store::SOURCE,
         header_value(&r.case),
-        header_value(&r.prompt.display().to_string())
+        header_value(&r.prompt)
     )
 }
 
@@ -218,69 +257,288 @@ fn header_value(s: &str) -> String {
     if plain { s.to_owned() } else { serde_json::Value::String(s.to_owned()).to_string() }
 }
 
-/// A unified diff of two texts.
-fn unified_diff(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new).unified_diff().context_radius(3).header(name, name).to_string()
+/// Which prompts a run covers: snapshots of other prompts are never stale in this run.
+struct Scope {
+    /// Root-relative `/`-separated paths: a prompt file, or a folder (`""` is the root).
+    entries: Vec<String>,
+}
+
+impl Scope {
+    fn new(paths: &[PathBuf], root: &Path) -> Scope {
+        let entries = paths.iter().filter_map(|p| relative(root, &absolute(p))).map(|c| c.join("/")).collect();
+        Scope { entries }
+    }
+
+    fn covers(&self, prompt: &str) -> bool {
+        self.entries.iter().any(|e| {
+            e.is_empty() || prompt == e || prompt.strip_prefix(e.as_str()).is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+
+    fn covers_found(&self, f: &Found) -> bool {
+        f.header.input_file.as_deref().is_some_and(|p| self.covers(&absolute_rel(p)))
+    }
+}
+
+/// An `input_file` header value as a root-relative path with `.` and `..` removed.
+fn absolute_rel(p: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in p.split(['/', '\\']) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    parts.join("/")
+}
+
+/// How a rendering compares with its snapshot.
+enum Status {
+    Same,
+    Changed { old: String, header: String },
+    New,
 }
 
 pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
     let paths = if args.paths.is_empty() { vec![PathBuf::from("prompts")] } else { args.paths.clone() };
+    let root = absolute(&args.root);
+    let scope = Scope::new(&paths, &root);
+    let color = args.color.for_stdout();
+    if args.review || args.accept || args.reject {
+        let action = if args.accept {
+            review::Action::Accept
+        } else if args.reject {
+            review::Action::Reject
+        } else {
+            review::Action::Ask
+        };
+        let all = args.paths.is_empty();
+        return review::run(&args.dir, &|f: &Found| all || scope.covers_found(f), action, color);
+    }
     let mut stderr = std::io::stderr().lock();
-    let renderings = match render_all(&paths, &args.load) {
-        Ok(r) => r,
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for p in &paths {
+        if let Err(e) = collect_all(p, &mut files, &mut unreadable) {
+            let _ = writeln!(stderr, "error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    for e in &unreadable {
+        let _ = writeln!(stderr, "error: {e}");
+    }
+    // A prompt named twice (`prompts` and `prompts/greet.prompty`) is rendered once.
+    let mut seen = HashSet::new();
+    files.retain(|f| seen.insert(absolute(f)));
+    let rendered = render_all(&files, &root, &args.dir, &args.load);
+    if let Err(e) = refuse_collisions(&rendered.renderings).and_then(|()| refuse_symlink(&args.dir, "snapshot folder"))
+    {
+        let _ = writeln!(stderr, "error: {e}");
+        return ExitCode::from(2);
+    }
+    let mut statuses = Vec::with_capacity(rendered.renderings.len());
+    for r in &rendered.renderings {
+        let status = match store::refuse_linked_folders(&args.dir, &r.path).and_then(|()| read_snapshot(&r.path)) {
+            Err(e) => {
+                let _ = writeln!(stderr, "error: {e}");
+                return ExitCode::from(2);
+            }
+            Ok(Some(old)) if old.text.trim_end_matches('\n') == r.text.trim_end_matches('\n') => Status::Same,
+            Ok(Some(old)) => Status::Changed {
+                header: old.header.as_ref().map_or_else(|| header(r), |h| h.raw.clone()),
+                old: old.text,
+            },
+            Ok(None) => Status::New,
+        };
+        statuses.push(status);
+    }
+    // Snapshot files of covered prompts that no rendering of this run wrote.
+    let expected: HashSet<&Path> = rendered.renderings.iter().map(|r| r.path.as_path()).collect();
+    let found = match store::walk(&args.dir) {
+        Ok(f) => f,
         Err(e) => {
             let _ = writeln!(stderr, "error: {e}");
             return ExitCode::from(2);
         }
     };
-    let paths: Vec<(PathBuf, &Rendering)> = renderings.iter().map(|r| (snapshot_path(&args.dir, r), r)).collect();
-    if let Err(e) = refuse_collisions(&paths).and_then(|()| refuse_symlink(&args.dir, "snapshot folder")) {
-        let _ = writeln!(stderr, "error: {e}");
-        return ExitCode::from(2);
+    let kept = |f: &Found| {
+        rendered.kept_paths.contains(&f.path)
+            || f.header.input_file.as_deref().is_some_and(|p| rendered.kept_prompts.contains(&absolute_rel(p)))
+    };
+    let stale: Vec<&Found> = found
+        .iter()
+        .filter(|f| !f.pending && scope.covers_found(f) && !expected.contains(f.path.as_path()) && !kept(f))
+        .collect();
+    // Pending files that no changed rendering of this run stands behind.
+    let pending_wanted: HashSet<PathBuf> = rendered
+        .renderings
+        .iter()
+        .zip(&statuses)
+        .filter(|(_, s)| !matches!(s, Status::Same))
+        .map(|(r, _)| pending_path(&r.path))
+        .collect();
+    let expected_pending: HashSet<PathBuf> = rendered.renderings.iter().map(|r| pending_path(&r.path)).collect();
+    let stale_pending: Vec<&Found> = found
+        .iter()
+        .filter(|f| f.pending && !pending_wanted.contains(&f.path))
+        .filter(|f| expected_pending.contains(&f.path) || (scope.covers_found(f) && !kept(f)))
+        .collect();
+
+    let mut write_errors = 0usize;
+    let mut note = |stderr: &mut std::io::StderrLock<'_>, r: Result<(), String>| {
+        if let Err(e) = r {
+            let _ = writeln!(stderr, "error: {e}");
+            write_errors += 1;
+        }
+    };
+    for f in &stale_pending {
+        note(&mut stderr, store::remove(&f.path));
     }
-    let (mut same, mut changed, mut new) = (0usize, Vec::new(), Vec::new());
-    let mut report = String::new();
-    for (path, r) in paths {
-        match read_snapshot(&path) {
-            Err(e) => {
-                let _ = writeln!(stderr, "error: {e}");
-                return ExitCode::from(2);
-            }
-            Ok(Some(old)) if old.text.trim_end_matches('\n') == r.text.trim_end_matches('\n') => same += 1,
-            Ok(Some(old)) => {
-                let _ = write!(report, "{}", unified_diff(&old.text, &r.text, &path.display().to_string()));
-                changed.push((path, old.header, r));
-            }
-            Ok(None) => {
-                let _ = writeln!(report, "new snapshot {} ({} case `{}`)", path.display(), r.prompt.display(), r.case);
-                new.push((path, None, r));
-            }
-        }
+    let failed = rendered.failed.len() + unreadable.len();
+    for f in &rendered.failed {
+        let _ = writeln!(stderr, "error: {}", f.message);
     }
-    if args.update {
-        if let Err(e) = std::fs::create_dir_all(&args.dir) {
-            let _ = writeln!(stderr, "error: {}: {}", args.dir.display(), describe_io(&e));
-            return ExitCode::from(2);
-        }
-        for (path, head, r) in changed.iter().chain(&new) {
-            let head = head.clone().unwrap_or_else(|| header(r));
-            if let Err(e) = write_atomically(path, &format!("---\n{head}\n---\n{}", r.text)) {
-                let _ = writeln!(stderr, "error: {e}");
-                return ExitCode::from(2);
+    let same = statuses.iter().filter(|s| matches!(s, Status::Same)).count();
+    let changed = statuses.iter().filter(|s| matches!(s, Status::Changed { .. })).count();
+    let new = statuses.iter().filter(|s| matches!(s, Status::New)).count();
+    let failed_note = if failed > 0 { format!(", {failed} failed") } else { String::new() };
+
+    if args.update || args.prune {
+        let (mut updated, mut written) = (0usize, 0usize);
+        if args.update {
+            for (r, s) in rendered.renderings.iter().zip(&statuses) {
+                let head = match s {
+                    Status::Same => continue,
+                    Status::Changed { header, .. } => header.clone(),
+                    Status::New => header(r),
+                };
+                let result = write_atomically(&r.path, &format!("---\n{head}\n---\n{}", r.text));
+                if result.is_ok() {
+                    if matches!(s, Status::New) {
+                        written += 1
+                    } else {
+                        updated += 1
+                    }
+                    note(&mut stderr, store::remove(&pending_path(&r.path)));
+                }
+                note(&mut stderr, result);
             }
         }
-        let _ = writeln!(stderr, "{same} unchanged, {} updated, {} written", changed.len(), new.len());
-        return ExitCode::SUCCESS;
+        let mut removed = 0usize;
+        for f in &stale {
+            let result = store::remove(&f.path);
+            if result.is_ok() {
+                removed += 1;
+                let _ = writeln!(stderr, "removed stale snapshot {}", f.path.display());
+            }
+            note(&mut stderr, result);
+        }
+        let removed_note = if removed > 0 { format!(", {removed} removed") } else { String::new() };
+        if args.update {
+            let _ =
+                writeln!(stderr, "{same} unchanged, {updated} updated, {written} written{removed_note}{failed_note}");
+        } else {
+            let _ = writeln!(stderr, "{removed} removed{failed_note}");
+        }
+        return if failed + write_errors > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS };
+    }
+
+    // --check (and the default): report, and leave each changed rendering as `.snap.new`.
+    let mut entries = Vec::new();
+    for (r, s) in rendered.renderings.iter().zip(&statuses) {
+        let pending = pending_path(&r.path);
+        let (status, detail, head) = match s {
+            Status::Same => {
+                if pending.exists() || store::is_symlink(&pending) {
+                    note(&mut stderr, store::remove(&pending));
+                }
+                continue;
+            }
+            Status::Changed { old, header } => {
+                ("changed", diff::unified(old, &r.text, &r.path.display().to_string()), header.clone())
+            }
+            Status::New => ("new", diff::unified("", &r.text, &r.path.display().to_string()), header(r)),
+        };
+        if let Err(e) = write_atomically(&pending, &format!("---\n{head}\n---\n{}", r.text)) {
+            let _ = writeln!(stderr, "warning: pending snapshot not written: {e}");
+        }
+        entries.push(markdown::Entry {
+            status,
+            snapshot: r.path.display().to_string(),
+            prompt: r.prompt.clone(),
+            case: r.case.clone(),
+            detail,
+        });
+    }
+    for f in &stale {
+        let prompt = f.header.input_file.clone().unwrap_or_default();
+        let case = f.header.description.clone().unwrap_or_default();
+        let old = read_snapshot(&f.path).ok().flatten().map(|s| s.text).unwrap_or_default();
+        entries.push(markdown::Entry {
+            status: "removed",
+            snapshot: f.path.display().to_string(),
+            prompt,
+            case,
+            detail: diff::unified(&old, "", &f.path.display().to_string()),
+        });
     }
     let mut stdout = std::io::stdout().lock();
-    let _ = write!(stdout, "{report}");
-    let _ = writeln!(stderr, "{same} unchanged, {} changed, {} new", changed.len(), new.len());
-    if changed.is_empty() && new.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        if !args.check {
-            let _ = writeln!(stderr, "run `prompty snapshot --update` to accept these renderings");
+    match args.format {
+        Format::Markdown => {
+            let mut all = entries;
+            all.extend(rendered.failed.iter().map(|f| markdown::Entry {
+                status: "failed",
+                snapshot: String::new(),
+                prompt: f.prompt.clone(),
+                case: f.case.clone().unwrap_or_default(),
+                detail: f.message.clone(),
+            }));
+            let _ = write!(stdout, "{}", markdown::summary(&all, same));
         }
-        ExitCode::from(1)
+        Format::Text => {
+            let mut report = String::new();
+            for e in &entries {
+                match e.status {
+                    "changed" => report.push_str(&e.detail),
+                    "new" => {
+                        let _ = writeln!(
+                            report,
+                            "new snapshot {} ({} case `{}`)",
+                            e.snapshot,
+                            e.prompt,
+                            diff::visible(&e.case)
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(
+                            report,
+                            "stale snapshot {} (of {} case `{}`, which no longer renders to this file; `--update` or `--prune` removes it)",
+                            e.snapshot,
+                            diff::visible(&e.prompt),
+                            diff::visible(&e.case)
+                        );
+                    }
+                }
+            }
+            let _ = write!(stdout, "{}", if color { diff::colored(&report) } else { report });
+        }
     }
+    let stale_note = if stale.is_empty() { String::new() } else { format!(", {} stale", stale.len()) };
+    let _ = writeln!(stderr, "{same} unchanged, {changed} changed, {new} new{stale_note}{failed_note}");
+    if failed + write_errors > 0 {
+        return ExitCode::from(2);
+    }
+    if changed + new + stale.len() == 0 {
+        return ExitCode::SUCCESS;
+    }
+    if !args.check {
+        let _ = writeln!(
+            stderr,
+            "run `prompty snapshot --review` to accept or reject each change, or `prompty snapshot --update` to accept them all"
+        );
+    }
+    ExitCode::from(1)
 }

@@ -686,7 +686,7 @@ fn secrets_snapshot_files_show_references() {
     let out = prompty_env(tmp.path(), &["snapshot", "--update"], &env);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_secret_hidden(&out, "snapshot --update");
-    let snap = std::fs::read_to_string(tmp.path().join("snapshots/greet@default.snap")).expect("written");
+    let snap = std::fs::read_to_string(tmp.path().join("snapshots/prompts/greet@default.snap")).expect("written");
     assert!(!snap.to_lowercase().contains("sk-test") && !snap.contains("SECRET-1234"), "{snap}");
     assert!(snap.ends_with("=== system ===\nGreet ${ENV:SECRET} (${env:S).\n"), "{snap}");
     // The snapshot does not depend on the value: another machine's key checks clean.
@@ -733,14 +733,15 @@ fn snapshot_symlinked_snap_file_is_never_written_or_read_through() {
     let tmp = snapshot_project("snap-symlink", "");
     let victim = tmp.write("victim/target.txt", b"PRIVATE-CONTENT\n");
     std::fs::create_dir_all(tmp.path().join("snapshots")).expect("folder");
-    let link = tmp.path().join("snapshots/greet@default.snap");
+    std::fs::create_dir_all(tmp.path().join("snapshots/prompts")).expect("folder");
+    let link = tmp.path().join("snapshots/prompts/greet@default.snap");
     std::os::unix::fs::symlink(&victim, &link).expect("symlink");
     for mode in ["--update", "--check"] {
         let out = prompty(tmp.path(), &["snapshot", mode]);
         assert_eq!(out.code, Some(2), "{mode}: {}{}", out.stdout, out.stderr);
         assert_eq!(
             out.stderr,
-            "error: snapshots/greet@default.snap: the snapshot file is a symbolic link; snapshots are never read or written through links (replace it with a regular snapshot file)\n",
+            "error: snapshots/prompts/greet@default.snap: the snapshot file is a symbolic link; snapshots are never read or written through links (replace it with a regular snapshot file)\n",
             "{mode}"
         );
         assert!(!out.stdout.contains("PRIVATE") && !out.stderr.contains("PRIVATE"), "{mode}: {}", out.stdout);
@@ -753,7 +754,7 @@ fn snapshot_symlinked_snap_file_is_never_written_or_read_through() {
     for mode in ["--update", "--check"] {
         let out = prompty(tmp.path(), &["snapshot", mode]);
         assert_eq!(out.code, Some(2), "{mode}: {}", out.stderr);
-        assert_eq!(out.stderr, "error: snapshots/greet@default.snap: not a regular file\n", "{mode}");
+        assert_eq!(out.stderr, "error: snapshots/prompts/greet@default.snap: not a regular file\n", "{mode}");
     }
     // A symlinked snapshot folder is refused the same way.
     std::fs::remove_dir_all(tmp.path().join("snapshots")).expect("remove");
@@ -775,7 +776,7 @@ fn snapshot_case_names_stay_inside_the_folder() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(out.stderr, "0 unchanged, 0 updated, 5 written\n");
     assert_eq!(
-        names_in(&tmp.path().join("snapshots")),
+        names_in(&tmp.path().join("snapshots/prompts")),
         [
             "greet@%2Fabs%2Fpath.snap",
             "greet@..%2F..%2F..%2Fvictim%2Fevil.snap",
@@ -785,11 +786,11 @@ fn snapshot_case_names_stay_inside_the_folder() {
         ]
     );
     // A line break in a case name cannot end the header early.
-    let broken = std::fs::read_to_string(tmp.path().join("snapshots/greet@x%0A---%0Ay.snap")).expect("written");
+    let broken = std::fs::read_to_string(tmp.path().join("snapshots/prompts/greet@x%0A---%0Ay.snap")).expect("written");
     assert!(broken.starts_with("---\nsource: prompty snapshot\ndescription: \"x\\n---\\ny\"\n"), "{broken}");
     assert!(names_in(&tmp.path().join("victim")).is_empty());
     assert_eq!(names_in(tmp.path()), ["prompts", "snapshots", "victim"]);
-    let evil = std::fs::read_to_string(tmp.path().join("snapshots/greet@..%2F..%2F..%2Fvictim%2Fevil.snap"))
+    let evil = std::fs::read_to_string(tmp.path().join("snapshots/prompts/greet@..%2F..%2F..%2Fvictim%2Fevil.snap"))
         .expect("written inside");
     assert!(evil.contains("description: ../../../victim/evil\n") && evil.ends_with("Hello Mallory.\n"), "{evil}");
     // The encoded names are found again: a second run sees no change.
@@ -806,18 +807,20 @@ fn snapshot_case_names_that_differ_only_in_case_are_refused() {
         assert_eq!(out.code, Some(2), "{mode}: {}", out.stderr);
         assert_eq!(
             out.stderr,
-            "error: prompts/greet.prompty case `Lin` and prompts/greet.prompty case `lin` would share one snapshot file (snapshots/greet@Lin.snap and snapshots/greet@lin.snap differ only in letter case or are equal); rename one of the cases or prompts\n",
+            "error: prompts/greet.prompty case `Lin` and prompts/greet.prompty case `lin` would share one snapshot file (snapshots/prompts/greet@Lin.snap and snapshots/prompts/greet@lin.snap differ only in letter case or are equal); rename one of the cases or prompts\n",
             "{mode}"
         );
     }
     assert!(!tmp.path().join("snapshots").exists(), "nothing is written");
-    // Two prompts with one file name in different folders would share a file too.
+    // Two prompts in folders that differ only in letter case would share a folder.
     let tmp = snapshot_project("snap-two-folders", "");
-    tmp.write("prompts/other/greet.prompty", b"---\nname: other\n---\nuser:\nOther.\n");
+    tmp.write("prompts/Other/x.prompty", b"---\nname: other\n---\nuser:\nOther.\n");
+    tmp.write("prompts/other/x.prompty", b"---\nname: other\n---\nuser:\nother.\n");
     let out = prompty(tmp.path(), &["snapshot", "--update"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(
-        out.stderr.contains("case `default` and prompts/other/greet.prompty case `default` would share"),
+        out.stderr
+            .contains("prompts/Other/x.prompty case `default` and prompts/other/x.prompty case `default` would share"),
         "{}",
         out.stderr
     );
@@ -829,7 +832,7 @@ fn snapshot_writes_are_atomic_for_a_concurrent_reader() {
     // A large rendering, so that a write in place would be seen half done.
     let big = "word ".repeat(400_000);
     let variants = [format!("big:\n  who: A{big}\n"), format!("big:\n  who: B{big}\n")];
-    let snap = tmp.path().join("snapshots/greet@big.snap");
+    let snap = tmp.path().join("snapshots/prompts/greet@big.snap");
     tmp.write("prompts/greet.cases.yaml", variants[0].as_bytes());
     assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
     let expected_len = std::fs::metadata(&snap).expect("written").len();
@@ -856,7 +859,7 @@ fn snapshot_writes_are_atomic_for_a_concurrent_reader() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let reads = reader.join().expect("reader");
     assert!(reads > 0);
-    assert_eq!(names_in(&tmp.path().join("snapshots")), ["greet@big.snap"], "no temporary file is left");
+    assert_eq!(names_in(&tmp.path().join("snapshots/prompts")), ["greet@big.snap"], "no temporary file is left");
 }
 
 // Finding 9 (parts).

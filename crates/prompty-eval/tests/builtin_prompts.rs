@@ -13,11 +13,11 @@
 //!   the bottom fails, and an answer with no readable score is `unknown`,
 //!   never `pass` (and `not_applicable` when the prompt tells the judge it
 //!   may skip).
-//! * `<stem>@<case>`: the prompt rendered with the case's inputs, as
-//!   `messages_to_text` shows it, snapshot in `<workspace>/snapshots/`
-//!   (`<stem>@<case>.snap`).
-//! * `prompts::complete` and `snapshots::no_orphans`: the required set of
-//!   prompts exists, and every snapshot file belongs to a current case.
+//! * `<stem>@<case>`: the prompt renders with the case's inputs to a system and
+//!   a user message with no template syntax left. The reviewed renderings are in
+//!   `<workspace>/snapshots/prompts/`, checked (stale files included) by
+//!   `prompty snapshot --check prompts` (`crates/prompty-cli/tests/snapshot_cli.rs`).
+//! * `prompts::complete`: the required set of prompts exists.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -52,10 +52,6 @@ fn workspace() -> PathBuf {
 
 fn prompts_dir() -> PathBuf {
     workspace().join("prompts")
-}
-
-fn snapshots_dir() -> PathBuf {
-    workspace().join("snapshots")
 }
 
 /// One prompt file and its sidecar cases.
@@ -218,7 +214,7 @@ fn check_evaluator(file: &PromptFile) -> Result<(), Failed> {
     Ok(())
 }
 
-fn check_case(file: &PromptFile, case: &str, inputs: &Map<String, Value>) -> Result<(), Failed> {
+fn check_case(file: &PromptFile, inputs: &Map<String, Value>) -> Result<(), Failed> {
     let prompt = load(file)?;
     let renderer = Renderer::new(prompt).map_err(|e| e.to_string())?;
     let messages = renderer.prepare(inputs).map_err(|e| e.to_string())?;
@@ -230,34 +226,12 @@ fn check_case(file: &PromptFile, case: &str, inputs: &Map<String, Value>) -> Res
     if text.contains("{{") || text.contains("{%") {
         return Err("the rendered prompt still contains template syntax".into());
     }
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(snapshots_dir());
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_input_file(&file.path);
-    settings.set_description(case);
-    settings.set_omit_expression(true);
-    let name = format!("{}@{case}", file.stem);
-    settings.bind(|| insta::assert_snapshot!(name, text));
     Ok(())
 }
 
 fn check_complete(files: &[PromptFile]) -> Result<(), Failed> {
     let missing: Vec<&str> = REQUIRED.iter().copied().filter(|r| !files.iter().any(|f| f.stem == *r)).collect();
     if missing.is_empty() { Ok(()) } else { Err(format!("missing prompts: {missing:?}").into()) }
-}
-
-/// Every `snapshots/*.snap` must be the snapshot of a current case, so that a
-/// renamed or removed case does not leave a stale file behind.
-fn check_no_orphans(expected: &BTreeSet<String>) -> Result<(), Failed> {
-    let dir = snapshots_dir();
-    let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let orphans: Vec<String> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "snap"))
-        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
-        .filter(|stem| !expected.contains(stem))
-        .collect();
-    if orphans.is_empty() { Ok(()) } else { Err(format!("snapshots without a case (delete them): {orphans:?}").into()) }
 }
 
 fn main() {
@@ -270,7 +244,6 @@ fn main() {
         }
     };
     let mut trials = Vec::new();
-    let mut expected = BTreeSet::new();
     let all = files.clone();
     trials.push(Trial::test("prompts::complete", move || check_complete(&all)));
     for file in files {
@@ -282,9 +255,8 @@ fn main() {
             Ok(cases) => {
                 for (case, inputs) in cases {
                     let name = format!("{}@{case}", file.stem);
-                    expected.insert(name.clone());
                     let f = file.clone();
-                    trials.push(Trial::test(name, move || check_case(&f, &case, &inputs)));
+                    trials.push(Trial::test(name, move || check_case(&f, &inputs)));
                 }
             }
             Err(e) => {
@@ -293,6 +265,5 @@ fn main() {
             }
         }
     }
-    trials.push(Trial::test("snapshots::no_orphans", move || check_no_orphans(&expected)));
     libtest_mimic::run(&args, trials).exit();
 }
