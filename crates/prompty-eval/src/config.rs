@@ -79,7 +79,8 @@ impl Default for EvaluatorConfig {
     }
 }
 
-const KEYS: &[&str] = &[
+/// Every key the `metadata.evaluator` block accepts.
+pub const KEYS: &[&str] = &[
     "resultKey",
     "answer",
     "range",

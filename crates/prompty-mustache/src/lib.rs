@@ -179,6 +179,42 @@ impl Template {
         collect_variables(&self.inner, &self.inner.nodes, 0, &mut out);
         out
     }
+
+    /// The byte ranges of the `{{.}}` tags (the implicit iterator, HTML-escaped), in source
+    /// order, skipping what never renders as [`Template::variables`] does.
+    ///
+    /// ```
+    /// let template = prompty_mustache::Template::compile("{{#xs}}{{.}} {{{.}}}{{/xs}}")?;
+    /// assert_eq!(template.escaped_implicit_iterators(), [7..12]);
+    /// # Ok::<(), prompty_mustache::Error>(())
+    /// ```
+    pub fn escaped_implicit_iterators(&self) -> Vec<Range<usize>> {
+        let mut all = Vec::new();
+        collect_implicit(&self.inner, &self.inner.nodes, &mut all);
+        all
+    }
+}
+
+fn collect_implicit(inner: &Inner, nodes: &[Node], out: &mut Vec<Range<usize>>) {
+    for node in nodes {
+        match node {
+            Node::Var { name, escape: true, tag } if inner.slice(name.span) == "." => out.push(tag.range()),
+            Node::Section { body, .. } => collect_implicit(inner, body, out),
+            Node::Parent { args, .. } => {
+                for &index in args {
+                    if let Some(block) = inner.blocks.get(index) {
+                        collect_implicit(inner, &block.body, out);
+                    }
+                }
+            }
+            Node::Block { index } => {
+                if let Some(block) = inner.blocks.get(*index) {
+                    collect_implicit(inner, &block.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// How a tag uses the name it refers to.
