@@ -196,7 +196,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         let _ = writeln!(stderr, "error: {message}");
         failures.push(message);
     }
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = use_color(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
     let style = Style { color, width: 100 };
     let mut configs = Configs::default();
     let mut selections = Vec::with_capacity(sources.len());
@@ -266,6 +266,12 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Whether human output is coloured: on a terminal, unless `NO_COLOR` is set to a non-empty
+/// value (no-color.org).
+fn use_color(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
 }
 
 /// The codes to report for `file`: the configuration's selection, then the command line's
@@ -465,4 +471,34 @@ fn severity_name(s: Severity) -> &'static str {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn no_color_turns_colours_off() {
+        assert!(use_color(true, None));
+        assert!(use_color(true, Some(OsStr::new(""))), "an empty NO_COLOR is unset");
+        assert!(!use_color(true, Some(OsStr::new("1"))));
+        assert!(!use_color(false, None), "never on a pipe");
+    }
+
+    #[test]
+    fn results_come_in_index_order_whatever_finishes_first() {
+        let mut seen = Vec::new();
+        // Early indexes take longest, so later ones finish first on other threads.
+        for_each_in_order(
+            64,
+            |i| {
+                std::thread::sleep(std::time::Duration::from_micros(((64 - i) * 50) as u64));
+                i
+            },
+            |i| seen.push(i),
+        );
+        assert_eq!(seen, (0..64).collect::<Vec<_>>());
+    }
 }

@@ -548,4 +548,18 @@ mod tests {
         assert!(builtin_config("CoherenceEvaluator").is_some());
         assert!(builtin_config("task_simulate").is_none());
     }
+
+    #[test]
+    fn the_front_matter_schema_lists_every_evaluator_key() {
+        let schema = prompty_syntax::front_matter_schema();
+        let mut listed: Vec<String> = schema["$defs"]["evaluator"]["properties"]
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        listed.sort();
+        let mut keys: Vec<String> = KEYS.iter().map(|k| (*k).to_owned()).collect();
+        keys.sort();
+        assert_eq!(listed, keys);
+        assert_eq!(schema["$defs"]["evaluator"]["additionalProperties"], false);
+    }
 }

@@ -2,6 +2,12 @@
 //!
 //! With the yaml-language-server a file gets completion and checks from it:
 //! `# yaml-language-server: $schema=prompty.schema.json` as the first front matter line.
+//!
+//! Objects the format closes (the top level, `model`, `model.options`, connections,
+//! properties, tools, `template` and `metadata.evaluator`) have `additionalProperties: false`,
+//! listing the v1 keys the loader also reads, so that an editor flags a misspelt key where the
+//! loader warns (`P010`); free-form objects (`metadata`, `options` of tools and engines,
+//! `model.options.additionalProperties`) stay open.
 
 use serde_json::{Value, json};
 
@@ -56,12 +62,14 @@ pub fn front_matter_schema() -> Value {
                                     "strict": {"type": "boolean", "description": "Role-line nonces against injection (default true)."},
                                     "options": {"type": "object"}
                                 },
-                                "required": ["kind"]
+                                "required": ["kind"],
+                                "additionalProperties": false
                             }]},
                             "parser": {"description": "How rendered text is split into messages at role lines.", "oneOf": [{"const": "prompty"}, {
                                 "type": "object",
                                 "properties": {"kind": {"const": "prompty"}, "options": {"type": "object"}},
-                                "required": ["kind"]
+                                "required": ["kind"],
+                                "additionalProperties": false
                             }]}
                         },
                         "additionalProperties": false
@@ -70,8 +78,10 @@ pub fn front_matter_schema() -> Value {
                 ]
             },
             "sample": {"description": "v1: inputs used when a call passes none (v2: `default` on each input)."},
-            "authors": {"type": "array", "items": {"type": "string"}, "description": "v1 (v2: metadata.authors)."}
+            "authors": {"type": "array", "items": {"type": "string"}, "description": "v1 (v2: metadata.authors)."},
+            "tags": {"type": "array", "items": {"type": "string"}, "description": "v1 (v2: metadata.tags)."}
         },
+        "additionalProperties": false,
         "$defs": {
             "format": {"enum": ["jinja2", "mustache", "handlebars"], "description": "The template engine: `jinja2` (the default), `mustache` or `handlebars`."},
             "model": {
@@ -102,7 +112,8 @@ pub fn front_matter_schema() -> Value {
                     "configuration": {"type": "object", "description": "v1 (v2: connection, provider, id)."},
                     "parameters": {"type": "object", "description": "v1: passed to the provider verbatim (v2: options)."},
                     "response": {"type": "string", "description": "v1 only."}
-                }
+                },
+                "additionalProperties": false
             },
             "connection": {
                 "type": "object",
@@ -121,7 +132,8 @@ pub fn front_matter_schema() -> Value {
                     "authenticationMode": {"enum": ["user", "system"]},
                     "usageDescription": {"type": "string"}
                 },
-                "required": ["kind"]
+                "required": ["kind"],
+                "additionalProperties": false
             },
             "properties": {
                 "oneOf": [
@@ -153,7 +165,8 @@ pub fn front_matter_schema() -> Value {
                     "type": {"type": "string", "description": "v1 (v2: kind)."},
                     "optional": {"type": "boolean", "description": "v1 (v2: required: false)."},
                     "sample": {"description": "v1 (v2: example or default)."}
-                }
+                },
+                "additionalProperties": false
             },
             "tool": {
                 "type": "object",
@@ -172,7 +185,8 @@ pub fn front_matter_schema() -> Value {
                     "specification": {"type": "string"},
                     "options": {"type": "object"}
                 },
-                "required": ["kind"]
+                "required": ["kind"],
+                "additionalProperties": false
             },
             "evaluator": {
                 "type": "object",
@@ -183,8 +197,20 @@ pub fn front_matter_schema() -> Value {
                     "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
                     "validateRange": {"type": "boolean"},
                     "threshold": {"type": "number"},
-                    "direction": {"enum": ["higher", "lower", "equal"]}
-                }
+                    "direction": {"enum": ["higher", "lower", "equal"]},
+                    "scoreKey": {"$ref": "#/$defs/keys", "description": "json answers: the key (or keys, first found) holding the score."},
+                    "reasonKey": {"$ref": "#/$defs/keys", "description": "json answers: the key(s) holding the reason."},
+                    "propertiesKey": {"$ref": "#/$defs/keys", "description": "json answers: the key(s) holding extra properties."},
+                    "labelKey": {"$ref": "#/$defs/keys", "description": "label answers: the key(s) holding the label."},
+                    "statusKey": {"type": "string", "description": "json answers: the key holding a status."},
+                    "scoreType": {"enum": ["float", "int", "bool"], "description": "How the score is written in the result."},
+                    "strict": {"type": "boolean", "description": "An unreadable answer is an error, not an unknown score."},
+                    "compat": {"type": "string", "description": "Follow azure-ai-evaluation's evaluator of this name."}
+                },
+                "additionalProperties": false
+            },
+            "keys": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}]
             }
         }
     })
