@@ -181,8 +181,10 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             let _ = writeln!(stderr, "error: --fix cannot rewrite standard input; run it on the file");
             return ExitCode::from(2);
         }
+        // One byte over the loader's limit is enough for it to report the size.
         let mut bytes = Vec::new();
-        if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
+        let limit = prompty_syntax::MAX_FILE_BYTES as u64 + 1;
+        if let Err(e) = std::io::stdin().lock().take(limit).read_to_end(&mut bytes) {
             let _ = writeln!(stderr, "error: cannot read standard input: {}", describe_io(&e));
             return ExitCode::from(2);
         }
@@ -331,14 +333,15 @@ fn check_source(args: &CheckArgs, source: &Source, selection: &Selection, style:
     // `<name>.cases.yaml` beside a prompt holds the inputs `prompty snapshot` renders it with.
     let cases = file.with_extension("cases.yaml");
     if source.stdin.is_none() && selection.is_selected("PL027") && cases.is_file() {
-        match std::fs::read(&cases) {
+        // Through the host: regular files only, size-capped.
+        match FsHost.read(&cases) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 let findings = prompty_lint::check_cases(&text, &loaded, selection);
                 render(args, &mut output, &cases, &text, &findings, style);
             }
             Err(e) => {
-                output.failures.push(format!("{}: {}", cases.display(), describe_io(&e)));
+                output.failures.push(format!("{}: {e}", cases.display()));
                 output.io_failure = true;
             }
         }

@@ -316,3 +316,54 @@ fn v1_advice_only_when_selected_for_promptflow_files() {
     tmp.write("prompty.toml", "[lint]\nselect = [\"ALL\", \"P030\"]\n");
     assert!(codes(&[]).contains(&"P030".to_owned()), "or in prompty.toml");
 }
+
+#[test]
+fn input_cases_are_checked_beside_their_prompt() {
+    let tmp = TempDir::new("cases");
+    tmp.write("s.prompty", "---\nname: s\ninputs:\n  text: {kind: string, required: true}\n---\nuser:\n{{text}}\n");
+    tmp.write("s.cases.yaml", "short:\n  txt: hello\n");
+    let run = prompty(&tmp.0, &["check", "--format", "concise", "s.prompty"]);
+    assert_eq!(run.code, Some(1), "a case without a required input is an error: {}", run.stdout);
+    assert!(run.stdout.contains("s.cases.yaml:1:1: error: case `short` lacks the required input `text` [PL027]"));
+    assert!(run.stdout.contains("s.cases.yaml:2:3: warning: case `short` gives `txt`"), "{}", run.stdout);
+    assert!(run.stdout.contains("did you mean") || run.stdout.contains("`txt`"));
+    // Ignored like any code; a folder with the name is not a cases file.
+    let quiet = prompty(&tmp.0, &["check", "--ignore", "PL027", "s.prompty"]);
+    assert_eq!(quiet.code, Some(0), "{}", quiet.stdout);
+    std::fs::remove_file(tmp.0.join("s.cases.yaml")).expect("rm");
+    std::fs::create_dir(tmp.0.join("s.cases.yaml")).expect("mkdir");
+    assert_eq!(prompty(&tmp.0, &["check", "s.prompty"]).code, Some(0));
+}
+
+#[test]
+fn standard_input_is_read_up_to_the_size_limit() {
+    use std::io::Write;
+    let tmp = TempDir::new("stdin-huge");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["check", "--format", "concise", "-"])
+        .current_dir(&tmp.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // 20 MiB, more than the loader accepts; the writer may see the pipe close early.
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 1 << 20];
+        for _ in 0..20 {
+            if stdin.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("runs");
+    let _ = writer.join();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("[P007]"), "{stdout}");
+    // `--fix` cannot rewrite standard input.
+    let fix = prompty(&tmp.0, &["check", "--fix", "-"]);
+    assert_eq!(fix.code, Some(2));
+    assert!(fix.stderr.contains("--fix cannot rewrite standard input"), "{}", fix.stderr);
+}
