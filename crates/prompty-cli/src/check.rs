@@ -11,10 +11,10 @@ use prompty_config::Configs;
 use prompty_lint::{Finding, Selection};
 use prompty_syntax::{Host, LineIndex, LoadOptions, Loaded, Severity, load_bytes};
 
-use crate::excerpt::SourceLines;
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::inputs::describe_io;
-use crate::report::{self, Sarif, Style};
+use crate::report::{self, Sarif};
+use prompty::report::{Source, Style};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
@@ -131,7 +131,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, unreadable: &mut Vec<String>) {
 }
 
 /// One file to check: where it is read from and the name it is reported under.
-struct Source {
+struct Input {
     /// The name in the output; `${file:}` references and the configuration are looked up
     /// from it.
     name: PathBuf,
@@ -174,7 +174,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             let _ = writeln!(stderr, "error: {e}");
             return ExitCode::from(2);
         }
-        sources.extend(files.into_iter().map(|name| Source { name, stdin: None }));
+        sources.extend(files.into_iter().map(|name| Input { name, stdin: None }));
     }
     if reads_stdin {
         if args.fix {
@@ -189,7 +189,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
         let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
-        sources.push(Source { name, stdin: Some(bytes) });
+        sources.push(Input { name, stdin: Some(bytes) });
     }
     let mut failures = Vec::new();
     // A folder that cannot be read is reported and skipped; the rest is still checked.
@@ -281,7 +281,7 @@ fn use_color(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
 fn selection(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<Selection, String> {
     let mut selection = match &args.select {
         Some(list) => Selection::only(list).map_err(|e| format!("--select: {e}"))?,
-        None => configs.selection(file, args.config.as_deref(), &FsHost).map_err(|e| e.to_string())?,
+        None => configs.selection(file, args.config.as_deref(), &cli_host()).map_err(|e| e.to_string())?,
     };
     selection.select(&args.extend_select).map_err(|e| format!("--extend-select: {e}"))?;
     selection.ignore(&args.ignore).map_err(|e| format!("--ignore: {e}"))?;
@@ -325,7 +325,7 @@ fn for_each_in_order<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync, mut em
 }
 
 /// Checks one file (and its input cases file, if any) and renders what it found.
-fn check_source(args: &CheckArgs, source: &Source, selection: &Selection, style: Style) -> FileOutput {
+fn check_source(args: &CheckArgs, source: &Input, selection: &Selection, style: Style) -> FileOutput {
     let mut output = FileOutput::default();
     let file = source.name.as_path();
     let Some((text, findings, loaded)) = check_file(args, source, selection, &mut output) else { return output };
@@ -334,7 +334,7 @@ fn check_source(args: &CheckArgs, source: &Source, selection: &Selection, style:
     let cases = file.with_extension("cases.yaml");
     if source.stdin.is_none() && selection.is_selected("PL027") && cases.is_file() {
         // Through the host: regular files only, size-capped.
-        match FsHost.read(&cases) {
+        match cli_host().read(&cases) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 let findings = prompty_lint::check_cases(&text, &loaded, selection);
@@ -352,7 +352,7 @@ fn check_source(args: &CheckArgs, source: &Source, selection: &Selection, style:
 /// Renders the findings of one file in the chosen format and counts them.
 fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, findings: &[Finding], style: Style) {
     let index = LineIndex::new(text);
-    let lines = SourceLines::new(file, text);
+    let lines = Source::new(&file.display().to_string(), text);
     for f in findings {
         match f.diagnostic.severity {
             Severity::Error => output.errors += 1,
@@ -370,7 +370,7 @@ fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, fi
                         None => note,
                     });
                 }
-                out.push_str(&report::human(&lines, &d, style));
+                out.push_str(&lines.draw(&d, &style));
             }
             CheckFormat::Concise => {
                 out.push_str(&report::concise(file, text, &index, f));
@@ -394,11 +394,11 @@ fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, fi
 /// findings point into, or `None` after recording an I/O failure.
 fn check_file(
     args: &CheckArgs,
-    source: &Source,
+    source: &Input,
     selection: &Selection,
     output: &mut FileOutput,
 ) -> Option<(String, Vec<Finding>, Loaded)> {
-    let host = FsHost;
+    let host = cli_host();
     let file = source.name.as_path();
     let read = match &source.stdin {
         Some(bytes) => Ok(bytes.clone()),

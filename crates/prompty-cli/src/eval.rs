@@ -1,17 +1,20 @@
 //! `prompty score` and `prompty eval`: judge answers to evaluations.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::ValueEnum;
-use prompty_eval::{Evaluation, Evaluator, EvaluatorConfig, JudgeReply, Usage, Verdict, builtin_config};
+use prompty_eval::{
+    Evaluation, Evaluator, EvaluatorConfig, Gates, MaxUnknown, OutOfRange, Pricing, RunSummary, Threshold,
+    builtin_config,
+};
 use prompty_syntax::Prompt;
 use serde_json::{Map, Value};
 
 use crate::inputs::{MAX_SIDE_INPUT_BYTES, describe_io, read_object, read_text};
+use crate::run::{SendArgs, TargetArgs};
 use crate::{Failure, LoadArgs, load_prompt};
 
 /// Which JSON layout to print.
@@ -37,20 +40,54 @@ pub(crate) struct ScoreArgs {
     #[arg(long, value_enum, default_value_t = EvalFormat::Clean)]
     format: EvalFormat,
     #[command(flatten)]
+    verdict: VerdictArgs,
+    #[command(flatten)]
     load: LoadArgs,
 }
 
+/// How scores become verdicts: shared by `score` and `eval`.
 #[derive(clap::Args)]
+pub(crate) struct VerdictArgs {
+    /// The pass threshold (overrides the prompt's, like the reference evaluators'
+    /// `threshold` argument).
+    #[arg(long, value_name = "N")]
+    threshold: Option<String>,
+    /// Compare a score outside the evaluator's range with the threshold like any other
+    /// (default: such a score has no verdict, `unknown`, never a pass).
+    #[arg(long)]
+    allow_out_of_range: bool,
+}
+
+/// Exit status: 0 every row evaluated and every gate passed; 1 a row has an error record or
+/// a gate failed; 2 usage or I/O failure (nothing is scored); 130 interrupted (the rows
+/// done are written).
+#[derive(clap::Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    group(clap::ArgGroup::new("answer-source").required(true).args(["answers", "judge", "batch_results"])),
+    after_help = "Exit status: 0 every row evaluated and every gate passed; 1 a row has an error record or a gate failed; 2 usage or I/O failure; 130 interrupted (the rows done are written; rerun with the same --cache to finish)."
+)]
 pub(crate) struct EvalArgs {
+    #[command(subcommand)]
+    command: Option<EvalCommand>,
     /// The evaluator prompt.
-    file: PathBuf,
+    #[arg(required = true)]
+    file: Option<PathBuf>,
     /// One JSON object of input values per line.
-    #[arg(long, value_name = "ROWS.jsonl")]
-    data: PathBuf,
-    /// One judge answer per line, in the same order: a JSON string, `{"answer": ...}`, or a
-    /// provider response object.
+    #[arg(long, value_name = "ROWS.jsonl", required = true)]
+    data: Option<PathBuf>,
+    /// One judge answer per line, in the same order: the answer text, a JSON string,
+    /// `{"answer": ...}`, a provider response or a provider batch result line.
     #[arg(long, value_name = "ANSWERS.jsonl")]
-    answers: PathBuf,
+    answers: Option<PathBuf>,
+    /// Ask the judge: render each row, send it, score the answer.
+    #[arg(long)]
+    judge: bool,
+    /// Score a provider's batch output (`prompty batch` made the input), matched by
+    /// `custom_id`.
+    #[arg(long, value_name = "OUT.jsonl")]
+    batch_results: Option<PathBuf>,
     /// Where to write one result per line (default: standard output).
     #[arg(long, value_name = "RESULTS.jsonl")]
     output: Option<PathBuf>,
@@ -58,11 +95,68 @@ pub(crate) struct EvalArgs {
     #[arg(long, value_enum, default_value_t = EvalFormat::Clean)]
     format: EvalFormat,
     #[command(flatten)]
+    verdict: VerdictArgs,
+    #[command(flatten)]
+    gates: GateArgs,
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    send: SendArgs,
+    /// Requests at once (--judge).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    concurrency: usize,
+    /// A folder of answered requests (--judge): a request answered before is not sent
+    /// again, so a second run resumes where an interrupted one stopped.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    #[command(flatten)]
     load: LoadArgs,
 }
 
+#[derive(clap::Subcommand)]
+enum EvalCommand {
+    /// Compare two result files row by row.
+    Compare(crate::compare::CompareArgs),
+}
+
+/// The run's gates and summaries.
+#[derive(clap::Args)]
+pub(crate) struct GateArgs {
+    /// Exit 1 when the mean score is below MEAN.
+    #[arg(long, value_name = "MEAN")]
+    fail_under: Option<f64>,
+    /// Exit 1 when more rows than this have no verdict: a count, or a percentage of the
+    /// rows (`5%`).
+    #[arg(long, value_name = "N|P%")]
+    max_unknown: Option<MaxUnknown>,
+    /// Also write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    summary_json: Option<PathBuf>,
+    /// The price of a model's tokens, per million input and output tokens, for the cost
+    /// in the summary (repeatable).
+    #[arg(long = "price", value_name = "MODEL=IN,OUT")]
+    prices: Vec<String>,
+}
+
+impl VerdictArgs {
+    /// The evaluator with the threshold override and the out-of-range policy applied.
+    fn apply(&self, evaluator: Evaluator) -> Result<Evaluator, Failure> {
+        let policy = if self.allow_out_of_range { OutOfRange::Allow } else { OutOfRange::Unknown };
+        let evaluator = evaluator.with_out_of_range(policy);
+        match &self.threshold {
+            None => Ok(evaluator),
+            Some(t) => {
+                let number = serde_json::from_str::<serde_json::Number>(t.trim())
+                    .map_err(|_| Failure(format!("--threshold {t}: expected a number")))?;
+                evaluator.with_threshold(Threshold(number)).map_err(|e| Failure(format!("--threshold {t}: {e}")))
+            }
+        }
+    }
+}
+
 /// The evaluator for a prompt: its `metadata.evaluator` block, or the known settings of a
-/// reference prompt by name or file name.
+/// reference prompt by name or file name. Its evaluations and errors, like this function's,
+/// show values `${env:}` supplied as `${env:NAME}`.
 fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
     let metadata = prompt.metadata.clone().map(Value::Object).unwrap_or(Value::Null);
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -76,9 +170,15 @@ fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
                     file.display()
                 ))
             })?,
-        Err(e) => return Err(Failure(format!("{}: {e}", file.display()))),
+        Err(e) => return Err(Failure(format!("{}: {}", file.display(), e.redacted(&prompt.secrets)))),
     };
-    Ok(Evaluator::new(prompt.name.clone().unwrap_or_else(|| stem.to_owned()), config))
+    let name = prompt.name.clone().unwrap_or_else(|| stem.to_owned());
+    Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
+}
+
+/// `message` with the values `${env:}` supplied to `prompt` shown as `${env:NAME}`.
+fn shown(prompt: &Prompt, message: String) -> String {
+    prompt.secrets.redact(&message).into_owned()
 }
 
 fn render_evaluation(e: &Evaluation, evaluator: &Evaluator, format: EvalFormat) -> Value {
@@ -96,140 +196,25 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
         ));
     }
     let (prompt, _) = load_prompt(&args.file, &args.load)?;
-    let evaluator = evaluator_for(&args.file, &prompt)?;
+    let evaluator = args.verdict.apply(evaluator_for(&args.file, &prompt)?)?;
     if let Some(path) = &args.inputs {
         let given = read_object(path)?;
-        prompt.validate_inputs(&given).map_err(|e| Failure(format!("{}: {e}", args.file.display())))?;
+        prompt.validate_inputs(&given).map_err(|e| Failure(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
     }
     let (name, text) = read_text(&args.answer)?;
-    let reply = reply_from_text(&text).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let evaluation = evaluator.evaluate(&reply).map_err(|e| Failure(format!("{name}: {e}")))?;
+    let reply = crate::reply::from_text(&text).map_err(|e| Failure(format!("{name}: {e}")))?;
+    let evaluation = evaluator.evaluate(&reply).map_err(|e| Failure(shown(&prompt, format!("{name}: {e}"))))?;
+    let mut shown_evaluation = render_evaluation(&evaluation, &evaluator, args.format);
+    // The evaluation is already redacted; this also covers what the layout adds.
+    prompt.secrets.redact_json(&mut shown_evaluation);
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &render_evaluation(&evaluation, &evaluator, args.format))?;
+    serde_json::to_writer_pretty(&mut out, &shown_evaluation)?;
     writeln!(out)?;
     Ok(())
 }
 
-/// A judge answer file: a provider response, or the answer text itself.
-fn reply_from_text(text: &str) -> Result<JudgeReply, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(o)) if is_response(&o) => reply_from_object(&o),
-        Ok(Value::String(s)) => Ok(JudgeReply::text(s)),
-        _ => Ok(JudgeReply::text(text)),
-    }
-}
-
-fn is_response(o: &Map<String, Value>) -> bool {
-    o.contains_key("choices")
-        || (o.contains_key("content") && o.contains_key("stop_reason"))
-        || o.contains_key("answer")
-}
-
-/// One recorded answer: `{"answer": ...}`, an OpenAI chat completion or an Anthropic message.
-fn reply_from_object(o: &Map<String, Value>) -> Result<JudgeReply, String> {
-    let model = o.get("model").and_then(Value::as_str).map(str::to_owned);
-    if let Some(answer) = o.get("answer") {
-        let content = match answer {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let usage = o.get("usage").and_then(usage_from);
-        return Ok(JudgeReply { content: Some(content), usage, model, ..JudgeReply::default() });
-    }
-    if let Some(choices) = o.get("choices") {
-        let first = choices.get(0).ok_or("the response has no choices")?;
-        let message = first.get("message").ok_or("the first choice has no message")?;
-        return Ok(JudgeReply {
-            content: message.get("content").and_then(Value::as_str).map(str::to_owned),
-            role: message.get("role").and_then(Value::as_str).map(str::to_owned),
-            usage: o.get("usage").and_then(usage_from),
-            finish_reason: first.get("finish_reason").and_then(Value::as_str).map(str::to_owned),
-            model,
-        });
-    }
-    if let Some(Value::Array(blocks)) = o.get("content") {
-        let text: String = blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
-        let usage = o.get("usage").map(|u| {
-            let input = u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0);
-            let output = u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0);
-            Usage { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
-        });
-        return Ok(JudgeReply {
-            content: Some(text),
-            role: o.get("role").and_then(Value::as_str).map(str::to_owned),
-            usage,
-            finish_reason: o.get("stop_reason").and_then(Value::as_str).map(str::to_owned),
-            model,
-        });
-    }
-    Err("expected a JSON string, {\"answer\": ...}, or a provider response with `choices` or `content`".to_owned())
-}
-
-fn usage_from(u: &Value) -> Option<Usage> {
-    Some(Usage {
-        prompt_tokens: u.get("prompt_tokens")?.as_u64()?,
-        completion_tokens: u.get("completion_tokens")?.as_u64()?,
-        total_tokens: u.get("total_tokens")?.as_u64()?,
-    })
-}
-
-/// Running totals, in constant memory.
-#[derive(Default)]
-struct Summary {
-    rows: u64,
-    scored: u64,
-    score_sum: f64,
-    verdicts: BTreeMap<&'static str, u64>,
-    errors: BTreeMap<String, u64>,
-}
-
-impl Summary {
-    fn add(&mut self, e: &Evaluation) {
-        self.rows += 1;
-        if let Some(s) = e.score.filter(|s| s.is_finite()) {
-            self.scored += 1;
-            self.score_sum += s;
-        }
-        let v = match e.verdict {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
-            Verdict::Unknown => "unknown",
-            Verdict::NotApplicable => "not_applicable",
-        };
-        *self.verdicts.entry(v).or_default() += 1;
-    }
-
-    /// A data row that has an error record instead of an evaluation.
-    fn error(&mut self, kind: &str) {
-        self.rows += 1;
-        self.problem(kind, 1);
-    }
-
-    /// A problem that is not a data row (answer lines beyond the data).
-    fn problem(&mut self, kind: &str, count: u64) {
-        *self.errors.entry(kind.to_owned()).or_default() += count;
-    }
-
-    fn to_json(&self, seconds: f64) -> Value {
-        let pass = self.verdicts.get("pass").copied().unwrap_or(0);
-        let judged = pass + self.verdicts.get("fail").copied().unwrap_or(0);
-        serde_json::json!({
-            "rows": self.rows,
-            "scored": self.scored,
-            "mean": if self.scored > 0 { Value::from(self.score_sum / self.scored as f64) } else { Value::Null },
-            "pass": pass,
-            "fail": self.verdicts.get("fail").copied().unwrap_or(0),
-            "unknown": self.verdicts.get("unknown").copied().unwrap_or(0),
-            "not_applicable": self.verdicts.get("not_applicable").copied().unwrap_or(0),
-            "pass_rate": if judged > 0 { Value::from(pass as f64 / judged as f64) } else { Value::Null },
-            "errors": self.errors,
-            "seconds": (seconds * 1000.0).round() / 1000.0,
-        })
-    }
-}
-
 /// One line of a JSON-lines file.
-enum Line {
+pub(crate) enum Line {
     /// The line's text, without its line break.
     Text(String),
     /// The line is not UTF-8 (a bad row, reported by its number).
@@ -239,15 +224,15 @@ enum Line {
 /// A JSON-lines file read line by line, each line at most [`MAX_SIDE_INPUT_BYTES`] long.
 /// A read error ends the run: after one, where the next line starts is unknown, and a
 /// source that fails once (`/proc/self/mem`) fails again on every read.
-struct JsonLines {
-    name: String,
+pub(crate) struct JsonLines {
+    pub(crate) name: String,
     reader: BufReader<File>,
     /// Lines read so far.
-    line: u64,
+    pub(crate) line: u64,
 }
 
 impl JsonLines {
-    fn open(path: &Path) -> Result<Self, Failure> {
+    pub(crate) fn open(path: &Path) -> Result<Self, Failure> {
         let name = path.display().to_string();
         if path.is_dir() {
             return Err(Failure(format!("{name}: is a directory, expected a JSON-lines file")));
@@ -257,7 +242,7 @@ impl JsonLines {
     }
 
     /// The next line, `None` at the end of the file.
-    fn next_line(&mut self) -> Result<Option<Line>, Failure> {
+    pub(crate) fn next_line(&mut self) -> Result<Option<Line>, Failure> {
         let mut bytes: Vec<u8> = Vec::new();
         let number = self.line + 1;
         loop {
@@ -323,7 +308,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Where the results of `eval --output` go until the run ends: a new file beside the output,
 /// renamed over it when every row is written. Dropped without [`Staged::commit`] (a run
 /// that stops on an error), it is removed and the output is left as it was.
-struct Staged {
+pub(crate) struct Staged {
     temp: PathBuf,
     target: PathBuf,
     out: Option<BufWriter<File>>,
@@ -337,7 +322,7 @@ impl Staged {
     /// the file it points to, so we ask for the real path), a directory, a device or FIFO
     /// (the rename would replace it), or the same file as an input (the prompt, `--data`,
     /// `--answers`; by path, hard link or symbolic link).
-    fn create(target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
+    pub(crate) fn create(target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
         let shown = target.display();
         if let Ok(meta) = std::fs::symlink_metadata(target) {
             if meta.file_type().is_symlink() {
@@ -386,7 +371,7 @@ impl Staged {
     }
 
     /// Flushes the results to disk and renames them over the output.
-    fn commit(mut self) -> Result<(), Failure> {
+    pub(crate) fn commit(mut self) -> Result<(), Failure> {
         let cannot =
             |e: std::io::Error| Failure(format!("{}: cannot write: {}", self.target.display(), describe_io(&e)));
         if let Some(out) = self.out.take() {
@@ -424,43 +409,230 @@ impl Drop for Staged {
     }
 }
 
-/// Evaluates recorded answers row by row; returns whether every row was evaluated.
+/// How an `eval` run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EvalStatus {
+    /// Every row evaluated, every gate passed: exit 0.
+    Passed,
+    /// A row has an error record or a gate failed: exit 1.
+    Failed,
+    /// Stopped by Ctrl-C; the rows done are written: exit 130.
+    Interrupted,
+}
+
+/// Where result records go, in data order, and what they add up to.
+pub(crate) struct Sink<'a> {
+    out: &'a mut dyn Write,
+    pub(crate) summary: RunSummary,
+    evaluator: &'a Evaluator,
+    format: EvalFormat,
+    pub(crate) progress: indicatif::ProgressBar,
+    /// Values `${env:}` supplied to the prompt: records and messages show `${env:NAME}`.
+    secrets: &'a prompty_syntax::Secrets,
+}
+
+impl Sink<'_> {
+    /// Writes the record of data line `line`.
+    pub(crate) fn row(&mut self, line: u64, outcome: Result<Evaluation, RowError>) -> Result<(), Failure> {
+        let record = match outcome {
+            Ok(e) => {
+                self.summary.add(&e);
+                let mut v = render_evaluation(&e, self.evaluator, self.format);
+                if let Value::Object(o) = &mut v {
+                    o.insert("line".into(), Value::from(line));
+                }
+                v
+            }
+            Err((kind, message)) => {
+                self.error(&message);
+                self.summary.error(kind);
+                serde_json::json!({ "line": line, "error": { "kind": kind, "message": message } })
+            }
+        };
+        let mut record = record;
+        self.secrets.redact_json(&mut record);
+        serde_json::to_writer(&mut *self.out, &record)?;
+        self.out.write_all(b"\n")?;
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    /// Reports a problem on standard error (above the progress bar).
+    pub(crate) fn error(&self, message: &str) {
+        let message = self.secrets.redact(message);
+        self.progress.suspend(|| eprintln!("error: {message}"));
+    }
+
+    /// Scores a reply for data line `line`, counting its tokens.
+    pub(crate) fn score(
+        &mut self,
+        reply: &prompty_eval::JudgeReply,
+        requested_model: &str,
+        answers: &str,
+        line: u64,
+    ) -> Result<Evaluation, RowError> {
+        let model = reply.model.as_deref().filter(|m| !m.is_empty()).unwrap_or(requested_model);
+        if reply.usage.is_some() || !model.is_empty() {
+            self.summary.tokens(model, reply.usage);
+        }
+        self.evaluator.evaluate(reply).map_err(|e| ("evaluation failed", format!("{answers}:{line}: {e}")))
+    }
+}
+
+/// A progress bar on a terminal (rows, rate, time left); hidden elsewhere.
+fn progress_bar(data: &Path) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let total = File::open(data).map(|f| BufReader::new(f).split(b'\n').count() as u64).unwrap_or(0);
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} rows  {per_sec}  ETA {eta}  {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Evaluates the rows of `--data` with answers from `--answers`, `--batch-results` or the
+/// judge (`--judge`).
 ///
-/// Exactly one result line per data row: an evaluation, or an error record (a bad row, a
-/// bad answer, a missing answer line). Answer lines beyond the data are one summary error.
-/// A read error, or a line over the size limit, ends the run (exit 2); with `--output`,
-/// the output file is then left as it was.
-pub(crate) fn run_eval(args: &EvalArgs) -> Result<bool, Failure> {
+/// Exactly one result line per data row, in data order: an evaluation, or an error record
+/// (a bad row, a bad answer, a missing answer, a request that failed after its retries).
+/// A read error, or a line over the size limit, ends the run (exit 2); with `--output`, the
+/// output file is then left as it was. Ctrl-C during `--judge` writes the rows done.
+pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
+    if let Some(EvalCommand::Compare(c)) = &args.command {
+        return crate::compare::run(c).map(|()| EvalStatus::Passed);
+    }
+    let (Some(file), Some(data)) = (args.file.as_deref(), args.data.as_deref()) else {
+        return Err(Failure("eval needs the evaluator prompt and --data".to_owned()));
+    };
+    let mut inputs: Vec<(&str, &Path)> = vec![("the prompt", file), ("--data", data)];
+    if let Some(a) = &args.answers {
+        inputs.push(("--answers", a));
+    }
+    if let Some(b) = &args.batch_results {
+        inputs.push(("--batch-results", b));
+    }
     let mut staged = match &args.output {
-        Some(p) => Some(Staged::create(
-            p,
-            &[("the prompt", args.file.as_path()), ("--data", &args.data), ("--answers", &args.answers)],
-        )?),
+        Some(p) => Some(Staged::create(p, &inputs)?),
         None => None,
     };
-    let (prompt, _) = load_prompt(&args.file, &args.load)?;
-    let evaluator = evaluator_for(&args.file, &prompt)?;
-    let mut rows = JsonLines::open(&args.data)?;
-    let mut answers = JsonLines::open(&args.answers)?;
-    let mut stdout;
-    let out: &mut dyn Write = match &mut staged {
-        Some(s) => s,
-        None => {
-            stdout = BufWriter::new(std::io::stdout().lock());
-            &mut stdout
-        }
+    if let (Some(o), Some(j)) = (&args.output, &args.gates.summary_json)
+        && std::path::absolute(o).ok() == std::path::absolute(j).ok()
+    {
+        return Err(Failure(format!("--summary-json {} is the --output file; give them different paths", j.display())));
+    }
+    let mut summary_file = match &args.gates.summary_json {
+        Some(p) => Some(Staged::create(p, &inputs)?),
+        None => None,
     };
-    let progress = std::io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut summary = Summary::default();
-    let mut stderr = std::io::stderr().lock();
+    let mut pricing = Pricing::new();
+    for p in &args.gates.prices {
+        pricing.add(p).map_err(|e| Failure(format!("--price {e}")))?;
+    }
+    let gates = Gates { fail_under: args.gates.fail_under, max_unknown: args.gates.max_unknown };
+    if gates.fail_under.is_some_and(|f| !f.is_finite()) {
+        return Err(Failure("--fail-under: expected a finite number".to_owned()));
+    }
+    let (prompt, _) = load_prompt(file, &args.load)?;
+    // Every error from here on may quote the prompt (a provider's answer, a model name).
+    let run = || -> Result<EvalStatus, Failure> {
+        let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
+        let rows = JsonLines::open(data)?;
+        let mut stdout;
+        let out: &mut dyn Write = match &mut staged {
+            Some(s) => s,
+            None => {
+                stdout = BufWriter::new(std::io::stdout().lock());
+                &mut stdout
+            }
+        };
+        let started = Instant::now();
+        let mut sink = Sink {
+            out,
+            summary: RunSummary::new(evaluator.config().range.clone()),
+            evaluator: &evaluator,
+            format: args.format,
+            progress: progress_bar(data),
+            secrets: &prompt.secrets,
+        };
+        let mut requests = None;
+        let mut interrupted = false;
+        if let Some(answers) = &args.answers {
+            from_answers(&prompt, rows, answers, &mut sink)?;
+        } else if let Some(results) = &args.batch_results {
+            crate::batch::score_results(file, &args.load, &args.target, rows, results, &mut sink)?;
+        } else {
+            let live = crate::live::Live {
+                file,
+                load: &args.load,
+                target: &args.target,
+                send: &args.send,
+                concurrency: args.concurrency,
+                cache: args.cache.as_deref(),
+            };
+            let outcome = live.run(rows, &mut sink)?;
+            interrupted = outcome.interrupted;
+            requests = Some(outcome.requests);
+        }
+        let Sink { out, summary, progress, .. } = sink;
+        out.flush()?;
+        progress.finish_and_clear();
+        if let Some(s) = staged {
+            s.commit()?;
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let failed_gates = gates.check(&summary);
+        let mut json = summary.to_json(&pricing, seconds);
+        if let Value::Object(o) = &mut json {
+            if let Some(r) = &requests {
+                o.insert(
+                    "requests".into(),
+                    serde_json::json!({"sent": r.sent, "retried": r.retried, "cached": r.cached}),
+                );
+            }
+            o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
+            if interrupted {
+                o.insert("interrupted".into(), Value::Bool(true));
+            }
+        }
+        prompt.secrets.redact_json(&mut json);
+        if let Some(mut f) = summary_file.take() {
+            serde_json::to_writer_pretty(&mut f, &json)?;
+            f.write_all(b"\n")?;
+            f.commit()?;
+        }
+        let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
+        let table = prompt.secrets.redact(&table);
+        let mut stderr = std::io::stderr().lock();
+        write!(stderr, "{table}")?;
+        for g in &failed_gates {
+            writeln!(stderr, "gate failed: {g}")?;
+        }
+        if interrupted {
+            writeln!(
+                stderr,
+                "interrupted: {} row(s) written; run again with the same --cache to send only the rest",
+                summary.rows()
+            )?;
+            return Ok(EvalStatus::Interrupted);
+        }
+        Ok(if summary.error_count() == 0 && failed_gates.is_empty() { EvalStatus::Passed } else { EvalStatus::Failed })
+    };
+    run().map_err(|Failure(message)| Failure(shown(&prompt, message)))
+}
+
+/// `--answers`: one answer line per data row, read side by side.
+fn from_answers(prompt: &Prompt, mut rows: JsonLines, answers: &Path, sink: &mut Sink<'_>) -> Result<(), Failure> {
+    let mut answers = JsonLines::open(answers)?;
     let mut answers_ended = false;
     while let Some(row) = rows.next_line()? {
         let line_no = rows.line;
         let answer = if answers_ended { None } else { answers.next_line()? };
         answers_ended = answer.is_none();
         let outcome = match answer {
-            Some(answer) => evaluate_row(&prompt, &evaluator, row, answer, &rows.name, &answers.name, line_no),
+            Some(answer) => evaluate_row(prompt, sink, row, answer, &rows.name, &answers.name, line_no),
             None => Err((
                 "missing answer",
                 format!(
@@ -469,26 +641,7 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<bool, Failure> {
                 ),
             )),
         };
-        let record = match outcome {
-            Ok(e) => {
-                summary.add(&e);
-                let mut v = render_evaluation(&e, &evaluator, args.format);
-                if let Value::Object(o) = &mut v {
-                    o.insert("line".into(), Value::from(line_no));
-                }
-                v
-            }
-            Err((kind, message)) => {
-                writeln!(stderr, "error: {message}")?;
-                summary.error(kind);
-                serde_json::json!({ "line": line_no, "error": { "kind": kind, "message": message } })
-            }
-        };
-        serde_json::to_writer(&mut *out, &record)?;
-        out.write_all(b"\n")?;
-        if progress && line_no.is_multiple_of(1000) {
-            write!(stderr, "\r{line_no} rows")?;
-        }
+        sink.row(line_no, outcome)?;
     }
     if !answers_ended {
         let first_extra = answers.line + 1;
@@ -497,58 +650,53 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<bool, Failure> {
             extra += 1;
         }
         if extra > 0 {
-            writeln!(
-                stderr,
-                "error: {} has {extra} more line(s) than {} (from line {first_extra}); they were not evaluated",
+            sink.error(&format!(
+                "{} has {extra} more line(s) than {} (from line {first_extra}); they were not evaluated",
                 answers.name, rows.name
-            )?;
-            summary.problem("extra answers", extra);
+            ));
+            sink.summary.problem("extra answers", extra);
         }
     }
-    out.flush()?;
-    if let Some(s) = staged {
-        s.commit()?;
-    }
-    if progress {
-        write!(stderr, "\r")?;
-    }
-    let summary_json = summary.to_json(started.elapsed().as_secs_f64());
-    writeln!(stderr, "{}", serde_json::to_string(&summary_json)?)?;
-    Ok(summary.errors.is_empty())
+    Ok(())
 }
 
-type RowError = (&'static str, String);
+pub(crate) type RowError = (&'static str, String);
 
-fn evaluate_row(
+/// The input values of one data row, checked against the prompt's declared inputs.
+pub(crate) fn row_inputs(
     prompt: &Prompt,
-    evaluator: &Evaluator,
     row: Line,
-    answer: Line,
     data_name: &str,
-    answers_name: &str,
     line: u64,
-) -> Result<Evaluation, RowError> {
+) -> Result<Map<String, Value>, RowError> {
     let Line::Text(row) = row else {
         return Err(("unreadable row", format!("{data_name}:{line}: not UTF-8 text")));
-    };
-    let Line::Text(answer) = answer else {
-        return Err(("unreadable answer", format!("{answers_name}:{line}: not UTF-8 text")));
     };
     let inputs = match serde_json::from_str::<Value>(&row) {
         Ok(Value::Object(m)) => m,
         Ok(_) => return Err(("row not an object", format!("{data_name}:{line}: expected a JSON object of inputs"))),
         Err(e) => return Err(("row not JSON", format!("{data_name}:{line}: not valid JSON: {e}"))),
     };
-    prompt.validate_inputs(&inputs).map_err(|e| ("missing input", format!("{data_name}:{line}: {e}")))?;
-    let reply = match serde_json::from_str::<Value>(&answer) {
-        Ok(Value::String(s)) => JudgeReply::text(s),
-        Ok(Value::Object(o)) => {
-            reply_from_object(&o).map_err(|e| ("answer not understood", format!("{answers_name}:{line}: {e}")))?
-        }
-        Ok(_) => {
-            return Err(("answer not understood", format!("{answers_name}:{line}: expected a JSON string or object")));
-        }
-        Err(e) => return Err(("answer not JSON", format!("{answers_name}:{line}: not valid JSON: {e}"))),
+    prompt
+        .validate_inputs(&inputs)
+        .map_err(|e| ("missing input", shown(prompt, format!("{data_name}:{line}: {e}"))))?;
+    Ok(inputs)
+}
+
+fn evaluate_row(
+    prompt: &Prompt,
+    sink: &mut Sink<'_>,
+    row: Line,
+    answer: Line,
+    data_name: &str,
+    answers_name: &str,
+    line: u64,
+) -> Result<Evaluation, RowError> {
+    row_inputs(prompt, row, data_name, line)?;
+    let Line::Text(answer) = answer else {
+        return Err(("unreadable answer", format!("{answers_name}:{line}: not UTF-8 text")));
     };
-    evaluator.evaluate(&reply).map_err(|e| ("evaluation failed", format!("{answers_name}:{line}: {e}")))
+    let reply = crate::reply::from_text(&answer)
+        .map_err(|e| ("answer not understood", format!("{answers_name}:{line}: {e}")))?;
+    sink.score(&reply, "", answers_name, line)
 }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use prompty_syntax::{Host, LoadOptions};
 
 use crate::check::collect;
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::inputs::describe_io;
 
 #[derive(clap::Args)]
@@ -33,7 +33,7 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let host = FsHost;
+    let host = cli_host();
     let (mut changed, mut failures) = (0usize, 0usize);
     for file in &files {
         let text = match host.read(file).map(String::from_utf8) {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use lsp_server::Connection;
 use prompty_lsp::{Options, Workspace};
 
-use crate::host::FsHost;
+use crate::host::cli_host;
 
 #[derive(clap::Args)]
 pub(crate) struct LspArgs {
@@ -26,7 +26,7 @@ pub(crate) struct LspArgs {
 
 pub(crate) fn run(args: &LspArgs) -> ExitCode {
     let _ = args.stdio;
-    let mut workspace = Workspace::new(Arc::new(FsHost));
+    let mut workspace = Workspace::new(Arc::new(cli_host()));
     workspace.allowed_roots.clone_from(&args.allow_roots);
     workspace.config.clone_from(&args.config);
     let (connection, io_threads) = Connection::stdio();

@@ -1,14 +1,20 @@
 //! `prompty`: lint, load, render and compile `.prompty` files.
 
+mod batch;
 mod check;
+mod compare;
 mod eval;
-mod excerpt;
 mod fmt;
 mod host;
+mod http;
 mod inputs;
+mod live;
 mod lsp;
+mod reply;
 mod report;
+mod run;
 mod snapshot;
+mod summary;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -19,14 +25,23 @@ use clap::{Parser, Subcommand, ValueEnum};
 use prompty_render::{RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, read_source};
 
-use crate::host::FsHost;
+use crate::host::cli_host;
 use crate::inputs::InputArgs;
 
 /// Exit code for usage and I/O failures (and files that cannot be used).
 const EXIT_FAILURE: u8 = 2;
 
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
 #[derive(Parser)]
-#[command(name = "prompty", version, about = "Lint, render and compile .prompty files", long_about = None)]
+#[command(
+    name = "prompty",
+    version,
+    about = "Lint, render, compile and run .prompty files",
+    long_about = None,
+    after_help = "Exit status: 0 success; 1 findings (check), a failed request (run), error rows or a failed gate (eval, batch); 2 usage or I/O failure; 130 interrupted."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -45,8 +60,14 @@ enum Command {
     },
     /// Score one judge answer with an evaluator prompt; prints the evaluation as JSON.
     Score(eval::ScoreArgs),
-    /// Score recorded judge answers row by row (JSON lines), streaming, with a summary.
-    Eval(eval::EvalArgs),
+    /// Score data rows with a judge prompt: recorded answers, a live judge or provider
+    /// batch results; `eval compare A B` compares two runs.
+    Eval(Box<eval::EvalArgs>),
+    /// Compile a prompt, send it to the model and print the result.
+    Run(run::RunArgs),
+    /// Write the provider's batch input file (OpenAI Batch, Anthropic Message Batches)
+    /// for a prompt and a data file.
+    Batch(batch::BatchArgs),
     /// Compile a prompt to the provider request body (ready for `curl --data @-`).
     Compile {
         /// The .prompty file.
@@ -148,9 +169,23 @@ fn main() -> ExitCode {
         Command::Lsp(args) => return lsp::run(&args),
         Command::Schema => print_json(&prompty_syntax::front_matter_schema()),
         Command::Eval(args) => match eval::run_eval(&args) {
+            Ok(eval::EvalStatus::Passed) => Ok(()),
+            Ok(eval::EvalStatus::Failed) => return ExitCode::from(1),
+            Ok(eval::EvalStatus::Interrupted) => return ExitCode::from(EXIT_INTERRUPTED),
+            Err(e) => Err(e),
+        },
+        Command::Batch(args) => match batch::run(&args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
+        },
+        Command::Run(args) => match run::run(&args) {
+            Ok(()) => Ok(()),
+            Err(run::RunFailure::Usage(e)) => Err(e),
+            Err(run::RunFailure::Request(message)) => {
+                let _ = writeln!(std::io::stderr().lock(), "error: {}", message.trim_end());
+                return ExitCode::from(1);
+            }
         },
         Command::Load { file, load } => cmd_load(&file, &load),
         Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
@@ -172,7 +207,7 @@ fn main() -> ExitCode {
 
 /// Loads a prompt for a command: any error-level diagnostic ends the command.
 pub(crate) fn load_prompt(file: &Path, load: &LoadArgs) -> Result<(Prompt, Arc<str>), Failure> {
-    let host = FsHost;
+    let host = cli_host();
     let bytes = read_source(file, &host).map_err(|e| Failure(e.to_string()))?;
     let options = LoadOptions { path: Some(file.to_path_buf()), ..load.options() };
     let loaded = load_bytes(&bytes, &host, &options);

@@ -1,87 +1,10 @@
-//! Rendering diagnostics for people (miette) and for machines (JSON lines).
+//! Rendering diagnostics for machines: JSON lines, GitHub workflow commands and SARIF. The
+//! human form is the `prompty` library's (`prompty::report`), shared with embedders.
 
-use std::fmt;
 use std::path::Path;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
 use prompty_syntax::{Diagnostic, LineIndex, Severity};
 use serde::Serialize;
-
-use crate::excerpt::{Excerpt, SourceLines};
-
-/// A diagnostic with its file, as miette wants it.
-struct Report<'a> {
-    diagnostic: &'a Diagnostic,
-    source: NamedSource<Excerpt>,
-    /// The diagnostic's span in the excerpt.
-    label: std::ops::Range<usize>,
-}
-
-impl fmt::Debug for Report<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
-    }
-}
-
-impl fmt::Display for Report<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
-    }
-}
-
-impl std::error::Error for Report<'_> {}
-
-impl miette::Diagnostic for Report<'_> {
-    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(format!("{}({})", self.diagnostic.code.id, self.diagnostic.code.name)))
-    }
-
-    fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.diagnostic.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        })
-    }
-
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diagnostic.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-
-    fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.source)
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let span = &self.label;
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
-            None,
-            (span.start, span.end.saturating_sub(span.start)),
-        ))))
-    }
-}
-
-/// How to draw human diagnostics.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Style {
-    /// Colours (only on a terminal).
-    pub(crate) color: bool,
-    /// Wrap width.
-    pub(crate) width: usize,
-}
-
-/// Renders one diagnostic as miette draws it, reading only the lines around its span.
-pub(crate) fn human(lines: &SourceLines<'_>, d: &Diagnostic, style: Style) -> String {
-    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let (source, label) = lines.excerpt(d.span.clone());
-    let report = Report { diagnostic: d, source, label };
-    let mut out = String::new();
-    if handler.render_report(&mut out, &report).is_err() {
-        out = format!("{}: {}", d.code, d.message);
-    }
-    out
-}
 
 /// One diagnostic as a JSON object with 1-based positions.
 #[derive(Debug, Serialize)]
@@ -304,33 +227,5 @@ impl Sarif {
                 serde_json::json!([{"executionSuccessful": false, "toolExecutionNotifications": notes}]);
         }
         log
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_lines_render_at_every_span() {
-        let lines = ["", "short", &"é".repeat(300), &"a".repeat(400), &"b".repeat(401), &"c".repeat(70_000), "end"];
-        let text = lines.join("\n") + "\n";
-        let index = LineIndex::new(&text);
-        let source = SourceLines::new(Path::new("f"), &text);
-        let code = prompty_syntax::codes::WRONG_TYPE;
-        let style = Style { color: false, width: 100 };
-        let mut offsets: Vec<usize> = (0..text.len()).step_by(997).collect();
-        offsets.extend([0, text.len(), text.len() - 1, text.find('c').unwrap_or(0) + 65_536]);
-        for &start in &offsets {
-            let start = (0..=start).rev().find(|&k| text.is_char_boundary(k)).unwrap_or(0);
-            for len in [0, 1, 300, 80_000] {
-                let end = (start + len..=text.len()).find(|&k| text.is_char_boundary(k)).unwrap_or(text.len());
-                let d = Diagnostic::error(code, start..end, "m");
-                let out = human(&source, &d, style);
-                let (line, _) = index.line_col(&text, start);
-                assert!(out.contains(&format!("[f:{line}:")), "{start}..{end}:\n{out}");
-                assert!(out.lines().all(|l| l.len() < 2_000), "{start}..{end}: a line is not clipped");
-            }
-        }
     }
 }

@@ -153,7 +153,7 @@ impl AzureEvaluator {
     }
 
     /// Whether the threshold is fixed (the constructor takes none).
-    fn fixed_threshold(self) -> bool {
+    pub fn fixed_threshold(self) -> bool {
         matches!(self, E::ToolInputAccuracy | E::ToolOutputUtilization | E::ToolSuccess)
     }
 

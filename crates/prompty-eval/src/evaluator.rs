@@ -1,18 +1,23 @@
 //! The configuration-driven evaluator: one judge answer in, one
 //! [`Evaluation`] out.
 
+use prompty_syntax::Secrets;
+
 use crate::config::EvaluatorConfig;
 use crate::error::{Error, Result};
 use crate::evaluation::{Evaluation, JudgeReply};
 use crate::extract::json::{self as json_answer, Parsed};
 use crate::extract::{AnswerFormat, Extracted, label, number, tags};
-use crate::verdict::{Verdict, verdict};
+use crate::verdict::{OutOfRange, Threshold, Verdict, verdict, verdict_in_range};
 
 /// Scores judge answers as an [`EvaluatorConfig`] says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluator {
     name: String,
     config: EvaluatorConfig,
+    out_of_range: OutOfRange,
+    /// Values `${env:}` supplied to the prompt: never shown in an evaluation or an error.
+    secrets: Secrets,
 }
 
 impl Evaluator {
@@ -20,7 +25,80 @@ impl Evaluator {
     /// `resultKey`).
     pub fn new(name: impl Into<String>, config: EvaluatorConfig) -> Self {
         let name = config.result_key.clone().unwrap_or_else(|| name.into());
-        Evaluator { name, config }
+        Evaluator { name, config, out_of_range: OutOfRange::default(), secrets: Secrets::new() }
+    }
+
+    /// The evaluator with the values `${env:}` supplied to its prompt
+    /// ([`Prompt::secrets`](prompty_syntax::Prompt::secrets)): its evaluations and errors
+    /// show `${env:NAME}` wherever the name, the configuration or the answer would quote
+    /// one (the result key included).
+    ///
+    /// ```
+    /// use prompty_eval::{Evaluator, EvaluatorConfig, JudgeReply};
+    /// use prompty_syntax::Secrets;
+    ///
+    /// let mut secrets = Secrets::new();
+    /// secrets.add("JUDGE", "judge-sk-test-1234");
+    /// let ev = Evaluator::new("judge-sk-test-1234", EvaluatorConfig::default()).with_secrets(secrets);
+    /// let e = ev.evaluate(&JudgeReply::text("{\"score\": 4}")).unwrap();
+    /// assert_eq!(e.name, "${env:JUDGE}");
+    /// ```
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Overrides the configured threshold, as the reference evaluators' `threshold`
+    /// constructor argument does. Refused for the reference evaluators whose threshold
+    /// is fixed (their constructor takes none).
+    pub fn with_threshold(mut self, threshold: Threshold) -> Result<Self> {
+        if !threshold.value().is_finite() {
+            return Err(Error::config("threshold", "expected a finite number"));
+        }
+        if let Some(reference) = self.config.compat.filter(|r| r.fixed_threshold()) {
+            return Err(Error::config(
+                "threshold",
+                format!(
+                    "the {} evaluator's threshold is fixed at {}; it cannot be overridden",
+                    reference.result_key(),
+                    reference.default_threshold().0
+                ),
+            ));
+        }
+        self.config.threshold = threshold;
+        Ok(self)
+    }
+
+    /// What a score outside the configured range means (default: [`OutOfRange::Unknown`]).
+    #[must_use]
+    pub fn with_out_of_range(mut self, policy: OutOfRange) -> Self {
+        self.out_of_range = policy;
+        self
+    }
+
+    /// Applies the out-of-range policy to a finished evaluation.
+    fn check_range(&self, mut e: Evaluation) -> Evaluation {
+        let Some(range) = &self.config.range else { return e };
+        let before = e.verdict;
+        if !matches!(before, Verdict::Pass | Verdict::Fail) {
+            return e;
+        }
+        e.verdict = verdict_in_range(
+            e.score,
+            self.config.threshold.value(),
+            self.config.direction,
+            Some(range),
+            self.out_of_range,
+        );
+        if e.verdict == Verdict::Unknown {
+            let shown = e.score.map(|s| crate::py::repr_of(&crate::evaluation::float_value(s))).unwrap_or_default();
+            e.problem = Some(format!(
+                "the score {shown} is outside the evaluator's range [{}, {}]: no verdict",
+                range.min, range.max
+            ));
+        }
+        e
     }
 
     /// The result key.
@@ -46,6 +124,10 @@ impl Evaluator {
     /// Reads an answer in the configured format. An answer over
     /// [`MAX_ANSWER_BYTES`](crate::extract::MAX_ANSWER_BYTES) is [`Error::AnswerTooLarge`].
     pub fn extract(&self, answer: &str) -> Result<Extracted> {
+        self.extract_inner(answer).map_err(|e| e.redacted(&self.secrets))
+    }
+
+    fn extract_inner(&self, answer: &str) -> Result<Extracted> {
         crate::extract::check_answer_size(answer)?;
         let c = &self.config;
         match c.answer {
@@ -87,11 +169,18 @@ impl Evaluator {
     /// validated range is always an error. A `status: skipped` JSON answer
     /// is [`Verdict::NotApplicable`].
     pub fn evaluate(&self, reply: &JudgeReply) -> Result<Evaluation> {
+        if self.secrets.is_empty() {
+            return self.evaluate_inner(reply);
+        }
+        self.evaluate_inner(reply).map(|e| e.redacted(&self.secrets)).map_err(|e| e.redacted(&self.secrets))
+    }
+
+    fn evaluate_inner(&self, reply: &JudgeReply) -> Result<Evaluation> {
         let c = &self.config;
         if let Some(reference) = c.compat {
             let mut e = reference.score(&c.threshold, reply)?;
             e.name = self.name.clone();
-            return Ok(e);
+            return Ok(self.check_range(e));
         }
         let answer = reply.content_str();
         let x = match self.extract(answer) {
@@ -130,14 +219,14 @@ impl Evaluator {
             range.check(e.score, &shown)?;
         }
         e.verdict = verdict(e.score, c.threshold.value(), c.direction);
-        Ok(e.with_reply(reply))
+        Ok(self.check_range(e).with_reply(reply))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Direction, Threshold};
+    use crate::verdict::Direction;
     use serde_json::json;
 
     fn config(block: serde_json::Value) -> EvaluatorConfig {
@@ -197,6 +286,36 @@ mod tests {
         let e =
             ev.evaluate(&JudgeReply::text("{\"success\": \"TRUE\", \"explanation\": \"done\"}")).unwrap_or_default();
         assert_eq!((e.score, e.verdict, e.reason.as_str()), (Some(1.0), Verdict::Pass, "done"));
+    }
+
+    #[test]
+    fn threshold_override_and_out_of_range() {
+        let ev = Evaluator::new("q", config(json!({"answer": "json", "range": [1, 5], "threshold": 3})));
+        let e = ev.evaluate(&JudgeReply::text("{\"score\": 4}")).unwrap_or_default();
+        assert_eq!(e.verdict, Verdict::Pass);
+        let strict = ev.clone().with_threshold(Threshold::from(5u8)).unwrap_or_else(|_| ev.clone());
+        let e = strict.evaluate(&JudgeReply::text("{\"score\": 4}")).unwrap_or_default();
+        assert_eq!((e.verdict, e.threshold), (Verdict::Fail, Some(Threshold::from(5u8))));
+        let e = ev.evaluate(&JudgeReply::text("{\"score\": 7}")).unwrap_or_default();
+        assert_eq!((e.score, e.verdict), (Some(7.0), Verdict::Unknown));
+        assert_eq!(e.problem.as_deref(), Some("the score 7.0 is outside the evaluator's range [1, 5]: no verdict"));
+        let allowing = ev.with_out_of_range(OutOfRange::Allow);
+        let e = allowing.evaluate(&JudgeReply::text("{\"score\": 7}")).unwrap_or_default();
+        assert_eq!((e.verdict, e.problem), (Verdict::Pass, None));
+    }
+
+    #[test]
+    fn fixed_thresholds_cannot_be_overridden() {
+        let c = crate::AzureEvaluator::ToolSuccess.config();
+        let err = Evaluator::new("t", c).with_threshold(Threshold::from(0u8)).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "invalid evaluator configuration at `threshold`: the tool_success evaluator's threshold is fixed at 1; it cannot be overridden"
+            )
+        );
+        let c = crate::AzureEvaluator::Relevance.config();
+        assert!(Evaluator::new("r", c).with_threshold(Threshold::from(4u8)).is_ok());
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //!   flattening of agent message lists, aggregation over turns.
 //! * [`config`]: the `metadata.evaluator` block of a prompt's front matter
 //!   and the built-in settings of the azure-ai-evaluation prompts.
+//! * [`summary`]: totals over a run (mean, standard deviation, pass rate, histogram,
+//!   tokens and cost per model) and the gates that decide its exit status.
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
 //!   result layout), for conformance with azure-ai-evaluation 1.13.3.
 //!
@@ -27,6 +29,7 @@ mod evaluator;
 pub mod extract;
 pub mod flatten;
 mod py;
+pub mod summary;
 pub mod verdict;
 
 pub use azure::{AzureEvaluator, JudgeCall, Prepared};
@@ -35,4 +38,5 @@ pub use error::{Error, ErrorCategory, Result};
 pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, Usage};
 pub use evaluator::Evaluator;
 pub use extract::{AnswerFormat, Extracted};
-pub use verdict::{Direction, ScoreRange, Threshold, Verdict};
+pub use summary::{Gates, MaxUnknown, Pricing, RunSummary};
+pub use verdict::{Direction, OutOfRange, ScoreRange, Threshold, Verdict};

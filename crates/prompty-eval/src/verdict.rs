@@ -113,6 +113,33 @@ pub fn verdict(score: Option<f64>, threshold: f64, direction: Direction) -> Verd
     }
 }
 
+/// What a score outside the evaluator's range means (a range that is not validated; a
+/// validated range makes such a score an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OutOfRange {
+    /// No verdict: [`Verdict::Unknown`], with a problem naming the range. A judge that
+    /// answers 7 on a 1-5 scale has not answered the question; it never passes.
+    #[default]
+    Unknown,
+    /// Compare it with the threshold like any other score.
+    Allow,
+}
+
+/// The verdict for a score given the evaluator's range: [`verdict`], except that a
+/// finite score outside `range` is [`Verdict::Unknown`] under [`OutOfRange::Unknown`].
+pub fn verdict_in_range(
+    score: Option<f64>,
+    threshold: f64,
+    direction: Direction,
+    range: Option<&ScoreRange>,
+    policy: OutOfRange,
+) -> Verdict {
+    match (score, range, policy) {
+        (Some(s), Some(r), OutOfRange::Unknown) if s.is_finite() && !r.contains(s) => Verdict::Unknown,
+        _ => verdict(score, threshold, direction),
+    }
+}
+
 /// An inclusive range a score must fall in, with the bounds as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScoreRange {
@@ -190,6 +217,19 @@ mod tests {
             assert_eq!(verdict(Some(f64::NEG_INFINITY), 3.0, d), Verdict::Unknown);
             assert!(!verdict(None, f64::NEG_INFINITY, d).passed());
         }
+    }
+
+    #[test]
+    fn out_of_range_is_unknown_unless_allowed() {
+        let r = ScoreRange::new(1, 5);
+        let v = |s: f64, p| verdict_in_range(Some(s), 3.0, Direction::Higher, Some(&r), p);
+        assert_eq!(v(7.0, OutOfRange::Unknown), Verdict::Unknown);
+        assert_eq!(v(0.0, OutOfRange::Unknown), Verdict::Unknown);
+        assert_eq!(v(5.0, OutOfRange::Unknown), Verdict::Pass);
+        assert_eq!(v(1.0, OutOfRange::Unknown), Verdict::Fail);
+        assert_eq!(v(7.0, OutOfRange::Allow), Verdict::Pass);
+        assert_eq!(verdict_in_range(Some(7.0), 3.0, Direction::Higher, None, OutOfRange::Unknown), Verdict::Pass);
+        assert_eq!(verdict_in_range(None, 3.0, Direction::Higher, Some(&r), OutOfRange::Allow), Verdict::Unknown);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Name/value pairs in order; later entries override earlier ones of the same name.
 #[derive(Debug, Default)]
@@ -41,8 +41,9 @@ impl<'a> Context<'a> {
     }
 
     /// The context as a JSON object (for the Mustache and Handlebars engines).
+    #[cfg(any(feature = "mustache", feature = "handlebars"))]
     pub(crate) fn to_json(&self) -> Value {
-        let mut map = Map::with_capacity(self.entries.len());
+        let mut map = serde_json::Map::with_capacity(self.entries.len());
         for (k, v) in &self.entries {
             map.insert(k.as_ref().to_owned(), v.as_ref().clone());
         }

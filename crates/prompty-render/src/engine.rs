@@ -13,9 +13,11 @@ use prompty_syntax::{LineIndex, Profile};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
+#[cfg(feature = "handlebars")]
+use crate::hbs;
 use crate::limits::{CappedWriter, Limits};
 use crate::nesting::TooDeep;
-use crate::{growth, hbs, jinja_compat, nesting, pyrepr};
+use crate::{growth, jinja_compat, nesting, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -93,7 +95,9 @@ pub fn check_nesting(format: &str, body: &str, _profile: Profile, limits: &Limit
 /// A compiled template.
 pub(crate) enum Engine {
     Jinja(Box<Environment<'static>>),
+    #[cfg(feature = "mustache")]
     Mustache(Box<prompty_mustache::Template>),
+    #[cfg(feature = "handlebars")]
     Handlebars(Box<handlebars::Handlebars<'static>>),
 }
 
@@ -101,7 +105,9 @@ impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Engine::Jinja(_) => "Engine::Jinja",
+            #[cfg(feature = "mustache")]
             Engine::Mustache(_) => "Engine::Mustache",
+            #[cfg(feature = "handlebars")]
             Engine::Handlebars(_) => "Engine::Handlebars",
         })
     }
@@ -148,6 +154,7 @@ impl Engine {
                 env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc, limits))?;
                 Ok(Engine::Jinja(Box::new(env)))
             }
+            #[cfg(feature = "mustache")]
             "mustache" => {
                 let options = prompty_mustache::CompileOptions::default().with_max_nesting(limits.max_nesting);
                 prompty_mustache::Template::compile_with(&source, &options)
@@ -158,6 +165,9 @@ impl Engine {
                         located(err, &source, e.span(), loc)
                     })
             }
+            #[cfg(not(feature = "mustache"))]
+            "mustache" => Err(left_out("Mustache", "mustache")),
+            #[cfg(feature = "handlebars")]
             "handlebars" | "hbs" => {
                 // The handlebars parser recurses once per block and subexpression.
                 nesting::scan_handlebars(&source, limits.max_nesting)
@@ -174,6 +184,8 @@ impl Engine {
                 })?;
                 Ok(Engine::Handlebars(Box::new(hb)))
             }
+            #[cfg(not(feature = "handlebars"))]
+            "handlebars" | "hbs" => Err(left_out("Handlebars", "handlebars")),
             other => Err(Error::new(
                 ErrorKind::UnknownEngine,
                 format!("No renderer registered for key: {other} (supported: jinja2, mustache, handlebars)"),
@@ -207,6 +219,7 @@ impl Engine {
                 String::from_utf8(out.buf)
                     .map_err(|_| Error::new(ErrorKind::TemplateRender, "rendered output is not UTF-8"))
             }
+            #[cfg(feature = "mustache")]
             Engine::Mustache(t) => {
                 let options = prompty_mustache::RenderOptions::default()
                     .with_max_depth(limits.recursion)
@@ -223,6 +236,7 @@ impl Engine {
                     if e.partial().is_some() { err } else { located(err, body, e.span(), loc) }
                 })
             }
+            #[cfg(feature = "handlebars")]
             Engine::Handlebars(hb) => {
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
                 let budget = hbs::StepBudget::start(limits.steps);
@@ -254,6 +268,8 @@ impl Engine {
         body: &str,
         loc: &BodyLocation,
     ) -> Result<(String, Vec<ExprSpan>), Error> {
+        // Irrefutable in a build with the Jinja engine only.
+        #[allow(irrefutable_let_patterns)]
         let Engine::Jinja(env) = self else {
             return Err(Error::new(
                 ErrorKind::Unsupported,
@@ -279,8 +295,31 @@ impl Engine {
     pub(crate) fn mark_count(&self) -> usize {
         match self {
             Engine::Jinja(_) => 0,
+            #[cfg(feature = "mustache")]
             Engine::Mustache(t) => t.variables().iter().filter(|v| v.name == crate::marks::MARK_VAR).count(),
+            #[cfg(feature = "handlebars")]
             Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME).map_or(0, |t| hbs_mark_count(&t.elements)),
+        }
+    }
+
+    /// The compiled Handlebars template.
+    pub(crate) fn handlebars_template(&self) -> Option<&handlebars::template::Template> {
+        match self {
+            Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME),
+            _ => None,
+        }
+    }
+
+    /// Splices the promptflow mark into a compiled Handlebars template: at each (raw string,
+    /// byte offset) of `places`, raw strings counted in pre-order (see [`hbs::splice_marks`]).
+    pub(crate) fn splice_marks(&mut self, places: &[(usize, usize)]) {
+        if let Engine::Handlebars(hb) = self
+            && !places.is_empty()
+            && let Some(template) = hb.get_template(TEMPLATE_NAME)
+        {
+            let mut marked = template.clone();
+            hbs::splice_marks(&mut marked, places);
+            hb.register_template(TEMPLATE_NAME, marked);
         }
     }
 
@@ -295,6 +334,7 @@ impl Engine {
                     v
                 })
                 .unwrap_or_default(),
+            #[cfg(feature = "mustache")]
             Engine::Mustache(t) => {
                 let mut v: Vec<String> = t
                     .variables()
@@ -306,12 +346,26 @@ impl Engine {
                 v.dedup();
                 v
             }
+            #[cfg(feature = "handlebars")]
             Engine::Handlebars(_) => Vec::new(),
         }
     }
 }
 
+/// The error for a template format whose engine this build leaves out.
+#[cfg(any(not(feature = "mustache"), not(feature = "handlebars")))]
+fn left_out(engine: &str, feature: &str) -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        format!(
+            "the {engine} engine is not part of this build (cargo feature `{feature}` of prompty-render, or of \
+             prompty, is off); enable the feature to render `format: {feature}` templates"
+        ),
+    )
+}
+
 /// Expressions `{{@root.__prompty_mark}}` in a Handlebars template, blocks included.
+#[cfg(feature = "handlebars")]
 fn hbs_mark_count(elements: &[handlebars::template::TemplateElement]) -> usize {
     use handlebars::template::{Parameter, TemplateElement as E};
     elements
@@ -337,6 +391,7 @@ fn output_limit(limits: &Limits, jinja: bool) -> Error {
     )
 }
 
+#[cfg(feature = "handlebars")]
 fn steps_limit(limits: &Limits) -> String {
     format!("the render took more than {} steps (too much work for one render; is there a runaway loop?)", limits.steps)
 }
@@ -361,6 +416,7 @@ fn located(err: Error, body: &str, span: Range<usize>, loc: &BodyLocation) -> Er
 }
 
 /// Points `err` at a Handlebars (line, column) of the body.
+#[cfg(feature = "handlebars")]
 fn hbs_located(err: Error, body: &str, at: Option<(usize, usize)>, loc: &BodyLocation) -> Error {
     match at {
         Some((line, col)) => {

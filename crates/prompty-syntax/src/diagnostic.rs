@@ -96,6 +96,21 @@ impl Diagnostic {
     }
 }
 
+/// `error[P002]: message`, then `help: ...` on a line of its own when there is help. The
+/// span is not shown: it is a byte range, which only the file's text turns into a line
+/// and column (see [`LineIndex`]).
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]: {}", self.severity, self.code.id, self.message)?;
+        if let Some(help) = &self.help {
+            write!(f, "\nhelp: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
 /// Maps byte offsets of a text to 1-based line and column numbers (columns count characters).
 #[derive(Debug, Clone)]
 pub struct LineIndex {
@@ -170,6 +185,17 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_shows_severity_code_message_and_help() {
+        let code = Code { id: "P002", name: "yaml-syntax" };
+        let d = Diagnostic::error(code, 3..4, "bad indentation");
+        assert_eq!(d.to_string(), "error[P002]: bad indentation");
+        let d = Diagnostic::warning(code, 0..0, "odd").with_help("indent with spaces");
+        assert_eq!(d.to_string(), "warning[P002]: odd\nhelp: indent with spaces");
+        let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(d);
+        assert!(boxed.source().is_none());
+    }
 
     #[test]
     fn line_col_round_trip() {

@@ -184,6 +184,64 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
 /// Loads `.prompty` text.
 pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
     let mut diagnostics = Vec::new();
+    let Some((parts, front)) = parse_parts(text, host, options, &mut diagnostics) else {
+        return Loaded { prompt: None, diagnostics };
+    };
+    finish(&parts, front, diagnostics)
+}
+
+/// Front matter read and resolved: what loading takes from a file before it builds the
+/// [`Prompt`]. [`parse_front_matter`] makes one (the YAML parse and every `${env:}` and
+/// `${file:}` reference); [`load_parsed`] builds the prompt from it without reading YAML,
+/// files or the environment. A build step can keep one and finish the load later, as the
+/// `include_prompty!` macro does: the macro parses at compile time, the program lowers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontMatter {
+    /// The front matter's values, references replaced by what they resolved to; spans
+    /// point into the file's text. A file without front matter has a null root at `0..0`.
+    pub root: yaml::Node,
+    /// The profile the file loads with.
+    pub profile: Profile,
+    /// The values `${env:}` supplied (secret).
+    pub secrets: Secrets,
+}
+
+/// The first half of [`load_str`]: splits `text`, parses its front matter and resolves its
+/// references. Returns the front matter when the file has a usable one, and every
+/// diagnostic found so far. `load_parsed(text, front)` then gives the same prompt as
+/// `load_str(text, host, options)`, and the rest of its diagnostics.
+pub fn parse_front_matter(
+    text: &str,
+    host: &dyn Host,
+    options: &LoadOptions,
+) -> (Option<FrontMatter>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let front = parse_parts(text, host, options, &mut diagnostics).map(|(_, front)| front);
+    if let Some(front) = &front {
+        for d in &mut diagnostics {
+            front.secrets.redact_diagnostic(d);
+        }
+    }
+    (front, diagnostics)
+}
+
+/// The second half of [`load_str`]: builds the prompt of `text` from its front matter as
+/// [`parse_front_matter`] returned it (for the same text), reading no YAML, no file and no
+/// environment variable. The diagnostics are those of building the prompt only.
+pub fn load_parsed(text: &str, front: FrontMatter) -> Loaded {
+    match split::split(text) {
+        Ok(parts) => finish(&parts, front, Vec::new()),
+        Err(d) => Loaded { prompt: None, diagnostics: vec![d] },
+    }
+}
+
+/// Splits, parses and resolves; `None` when no prompt can be built.
+fn parse_parts<'t>(
+    text: &'t str,
+    host: &dyn Host,
+    options: &LoadOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(split::Split<'t>, FrontMatter)> {
     if text.len() > MAX_FILE_BYTES {
         diagnostics.push(
             Diagnostic::error(
@@ -193,7 +251,7 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
             )
             .with_help("a prompt file should be text of a reasonable size"),
         );
-        return Loaded { prompt: None, diagnostics };
+        return None;
     }
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
         diagnostics.push(
@@ -205,7 +263,7 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
         Ok(p) => p,
         Err(d) => {
             diagnostics.push(d);
-            return Loaded { prompt: None, diagnostics };
+            return None;
         }
     };
     let mut root = match &parts.front_matter {
@@ -213,7 +271,7 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
             Ok(node) => node,
             Err(d) => {
                 diagnostics.push(d);
-                return Loaded { prompt: None, diagnostics };
+                return None;
             }
         },
         None => yaml::Node { value: yaml::NodeValue::Null, span: 0..0 },
@@ -229,7 +287,13 @@ pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
         profile,
         lint: options.lint,
     };
-    let secrets = resolver.resolve(&mut root, &mut diagnostics);
+    let secrets = resolver.resolve(&mut root, diagnostics);
+    Some((parts, FrontMatter { root, profile, secrets }))
+}
+
+/// Lowers resolved front matter and the body into the prompt.
+fn finish(parts: &split::Split<'_>, front: FrontMatter, mut diagnostics: Vec<Diagnostic>) -> Loaded {
+    let FrontMatter { root, profile, secrets } = front;
     let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile, secrets: &secrets, v1_types: Vec::new() };
     let (mut prompt, legacy) = lowerer.prompt(&root);
     prompt.legacy = legacy;

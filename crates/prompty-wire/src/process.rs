@@ -1,6 +1,6 @@
 //! Provider responses to results.
 
-use prompty_syntax::{Profile, Prompt};
+use prompty_syntax::{Profile, Prompt, Secrets};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -15,6 +15,9 @@ pub struct ResponseSpec {
     pub api: Api,
     /// What the text of the reply is.
     pub format: ResultFormat,
+    /// Values `${env:}` supplied to the prompt: [`process`] errors show `${env:NAME}`
+    /// instead (a provider's error may echo the request, its key included).
+    secrets: Secrets,
 }
 
 /// What the text of a reply is.
@@ -36,7 +39,16 @@ pub enum ResultFormat {
 impl ResponseSpec {
     /// Plain text from `provider`'s `api`.
     pub fn new(provider: Provider, api: Api) -> Self {
-        Self { provider, api, format: ResultFormat::Text }
+        Self { provider, api, format: ResultFormat::Text, secrets: Secrets::new() }
+    }
+
+    /// Sets the values `${env:}` supplied to the prompt, which [`process`] errors never
+    /// quote ([`for_prompt`](Self::for_prompt) and [`compile`](crate::compile) set the
+    /// prompt's own).
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
     }
 
     /// Sets the format.
@@ -49,13 +61,16 @@ impl ResponseSpec {
     /// How the reply to `prompt` compiled for `target` is read; the same as
     /// [`Compiled::response`](crate::Compiled::response).
     pub fn for_prompt(prompt: &Prompt, target: &Target) -> Result<Self, Error> {
-        if prompt.profile == Profile::Promptflow {
-            let (provider, _) = promptflow::resolve(prompt, target)?;
-            return Ok(promptflow::response_spec(prompt, provider));
-        }
-        let provider = target.resolve_provider(prompt)?;
-        let api = target.resolve_api(prompt)?;
-        Ok(spec_response(prompt, provider, api))
+        let spec = || {
+            if prompt.profile == Profile::Promptflow {
+                let (provider, _) = promptflow::resolve(prompt, target)?;
+                return Ok(promptflow::response_spec(prompt, provider));
+            }
+            let provider = target.resolve_provider(prompt)?;
+            let api = target.resolve_api(prompt)?;
+            Ok(spec_response(prompt, provider, api))
+        };
+        spec().map_err(|e: Error| e.redacted(&prompt.secrets))
     }
 }
 
@@ -64,7 +79,7 @@ pub(crate) fn spec_response(prompt: &Prompt, provider: Provider, api: Api) -> Re
     let structured =
         prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
     let format = if structured { ResultFormat::Structured } else { ResultFormat::Text };
-    ResponseSpec { provider, api, format }
+    ResponseSpec { provider, api, format, secrets: prompt.secrets.clone() }
 }
 
 /// A tool call the model asked for.
@@ -184,7 +199,14 @@ pub struct ProcessResult {
 /// Tool calls take precedence over text; a refusal gives [`Output::Refusal`]; null text
 /// is `""`. With [`ResultFormat::Structured`] the text is JSON-parsed and kept raw when it
 /// does not parse; with [`ResultFormat::JsonObject`] it must parse.
+///
+/// Errors never quote a value `${env:}` supplied to the prompt (the spec's
+/// [`with_secrets`](ResponseSpec::with_secrets)): they show `${env:NAME}`.
 pub fn process(spec: &ResponseSpec, response: &Value) -> Result<ProcessResult, Error> {
+    process_inner(spec, response).map_err(|e| if spec.secrets.is_empty() { e } else { e.redacted(&spec.secrets) })
+}
+
+fn process_inner(spec: &ResponseSpec, response: &Value) -> Result<ProcessResult, Error> {
     let r = Reader { spec };
     if let Some(message) = r.error_message(response) {
         return Err(Error::ProviderError { provider: spec.provider, message });

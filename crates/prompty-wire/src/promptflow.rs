@@ -77,5 +77,5 @@ pub(crate) fn response_spec(prompt: &Prompt, provider: Provider) -> ResponseSpec
     } else {
         ResultFormat::Text
     };
-    ResponseSpec { provider, api: Api::Chat, format }
+    ResponseSpec::new(provider, Api::Chat).with_format(format).with_secrets(prompt.secrets.clone())
 }

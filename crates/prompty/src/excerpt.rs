@@ -13,7 +13,6 @@
 //! not the whole line each time.
 
 use std::ops::Range;
-use std::path::Path;
 
 use miette::{MietteError, MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents};
 
@@ -42,8 +41,8 @@ pub(crate) struct SourceLines<'a> {
 }
 
 impl<'a> SourceLines<'a> {
-    /// Indexes `text` (one pass).
-    pub(crate) fn new(path: &Path, text: &'a str) -> Self {
+    /// Indexes `text` (one pass); `name` is what the report calls the file.
+    pub(crate) fn new(name: &str, text: &'a str) -> Self {
         let bytes = text.as_bytes();
         let mut starts = vec![0];
         for (i, &b) in bytes.iter().enumerate() {
@@ -52,7 +51,7 @@ impl<'a> SourceLines<'a> {
                 starts.push(i + 1);
             }
         }
-        SourceLines { name: path.display().to_string(), text, starts, index: prompty_syntax::LineIndex::new(text) }
+        SourceLines { name: name.to_owned(), text, starts, index: prompty_syntax::LineIndex::new(text) }
     }
 
     /// The 0-based line holding byte `offset`.
@@ -287,7 +286,7 @@ mod tests {
             "x",
             "",
         ];
-        let path = Path::new("f.prompty");
+        let path = "f.prompty";
         let mut checked = 0;
         for text in texts {
             let lines = SourceLines::new(path, text);
@@ -318,7 +317,7 @@ mod tests {
         for units in [1_000, 200_000] {
             let long: String = "\u{e9}x".repeat(units);
             let text = format!("first\n{long}\nSPAN{long}\n{long}\nlast\n");
-            let lines = SourceLines::new(Path::new("f"), &text);
+            let lines = SourceLines::new("f", &text);
             let at = text.find("SPAN").unwrap_or_default();
             // The span's start stays whole; then one `\u{e9}x` two thirds into the line
             // (columns count characters: `\u{e9}x` is three bytes, two characters).
@@ -346,7 +345,7 @@ mod tests {
     #[test]
     fn an_excerpt_holds_only_the_lines_around_the_span() {
         let text: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
-        let lines = SourceLines::new(Path::new("f"), &text);
+        let lines = SourceLines::new("f", &text);
         let at = text.find("line 5000").unwrap_or_default();
         let (excerpt, _) = lines.excerpt(at..at + 4);
         assert_eq!(excerpt.inner().text.lines().count(), 2 * MARGIN_LINES + 1);

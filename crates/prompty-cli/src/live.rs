@@ -1,0 +1,282 @@
+//! `prompty eval --judge`: render each data row, send it to the judge, score the answer.
+//!
+//! Rows are read one by one and sent with at most `--concurrency` requests at once; their
+//! answers arrive in any order and are written in data order (a finished row waits in a
+//! bounded buffer for the rows before it; reading pauses while the buffer is full). Every
+//! answered request is stored in `--cache` as it arrives (request body and response
+//! only), so a run stopped by Ctrl-C writes the rows done and a second run with the same
+//! cache sends only the rest; an identical second run sends nothing.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use prompty_client::{Endpoint, HttpRequest, Settings};
+use prompty_eval::Evaluation;
+use prompty_render::Renderer;
+use prompty_wire::{ResponseSpec, Target};
+use serde_json::Value;
+use tokio::task::JoinSet;
+
+use crate::eval::{JsonLines, Line, RowError, Sink, row_inputs};
+use crate::host::cli_host;
+use crate::http::{SendError, Transport};
+use crate::run::{SendArgs, TargetArgs};
+use crate::{Failure, LoadArgs, load_renderer};
+
+/// The most requests at once.
+pub(crate) const MAX_CONCURRENCY: usize = 1024;
+
+/// A live judge run's settings.
+pub(crate) struct Live<'a> {
+    pub(crate) file: &'a Path,
+    pub(crate) load: &'a LoadArgs,
+    pub(crate) target: &'a TargetArgs,
+    pub(crate) send: &'a SendArgs,
+    pub(crate) concurrency: usize,
+    pub(crate) cache: Option<&'a Path>,
+}
+
+/// Requests of a run, for the summary.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Requests {
+    pub(crate) sent: u64,
+    pub(crate) retried: u64,
+    pub(crate) cached: u64,
+}
+
+/// How a live run ended.
+pub(crate) struct Outcome {
+    pub(crate) interrupted: bool,
+    pub(crate) requests: Requests,
+}
+
+/// One row's request, ready to send.
+struct Prepared {
+    request: Arc<HttpRequest>,
+    spec: ResponseSpec,
+    model: String,
+    key: Option<String>,
+}
+
+/// The state a run shares between reading rows and receiving answers.
+struct Judge<'a> {
+    file: &'a Path,
+    renderer: Renderer,
+    target: Target,
+    endpoint: Endpoint,
+    cache: Option<PathBuf>,
+    cache_broken: bool,
+    data_name: String,
+    warned: HashSet<String>,
+    cached: u64,
+}
+
+impl Live<'_> {
+    pub(crate) fn run(&self, rows: JsonLines, sink: &mut Sink<'_>) -> Result<Outcome, Failure> {
+        if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
+            return Err(Failure(format!("--concurrency {}: expected 1 to {MAX_CONCURRENCY}", self.concurrency)));
+        }
+        let (renderer, _) = load_renderer(self.file, self.load)?;
+        let target = self.target.target()?;
+        let spec = ResponseSpec::for_prompt(renderer.prompt(), &target)
+            .map_err(|e| Failure(format!("{}: {e}", self.file.display())))?;
+        let settings = Settings { provider: Some(spec.provider), base_url: self.target.base_url.clone() };
+        // The trust check comes before anything is sent.
+        let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
+            .map_err(|e| Failure(format!("{}: {e}", self.file.display())))?;
+        let transport = self.send.transport()?;
+        if let Some(dir) = self.cache {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Failure(format!("--cache {}: cannot create: {}", dir.display(), crate::inputs::describe_io(&e)))
+            })?;
+        }
+        let mut judge = Judge {
+            file: self.file,
+            renderer,
+            target,
+            endpoint,
+            cache: self.cache.map(Path::to_path_buf),
+            cache_broken: false,
+            data_name: rows.name.clone(),
+            warned: HashSet::new(),
+            cached: 0,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failure(format!("cannot start: {e}")))?;
+        let interrupted = runtime.block_on(judge.drive(rows, sink, &transport, self.concurrency))?;
+        // Requests still in flight are dropped with the runtime.
+        drop(runtime);
+        let requests = Requests {
+            sent: transport.counters.sent.load(Ordering::Relaxed),
+            retried: transport.counters.retried.load(Ordering::Relaxed),
+            cached: judge.cached,
+        };
+        Ok(Outcome { interrupted, requests })
+    }
+}
+
+impl Judge<'_> {
+    /// Reads, sends and writes every row; `true` when Ctrl-C stopped the run.
+    async fn drive(
+        &mut self,
+        mut rows: JsonLines,
+        sink: &mut Sink<'_>,
+        transport: &Transport,
+        concurrency: usize,
+    ) -> Result<bool, Failure> {
+        let mut set: JoinSet<(u64, Result<Value, SendError>)> = JoinSet::new();
+        let mut pending: HashMap<u64, Prepared> = HashMap::new();
+        let mut done: BTreeMap<u64, Result<Evaluation, RowError>> = BTreeMap::new();
+        let mut next = 1u64;
+        let mut ended = false;
+        let window = concurrency.saturating_mul(4).max(64);
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(ctrl_c);
+        loop {
+            while !ended && set.len() < concurrency && set.len() + done.len() < window {
+                let Some(row) = rows.next_line()? else {
+                    ended = true;
+                    break;
+                };
+                let line = rows.line;
+                match self.prepare(row, line, sink) {
+                    Err(e) => {
+                        done.insert(line, Err(e));
+                    }
+                    Ok(p) => match self.cached_response(&p) {
+                        Some(response) => {
+                            self.cached += 1;
+                            let outcome = self.finish(sink, line, &p, Ok(response));
+                            done.insert(line, outcome);
+                        }
+                        None => {
+                            let (t, request, endpoint) = (transport.clone(), p.request.clone(), self.endpoint.clone());
+                            set.spawn(async move { (line, t.send_json(&request, &endpoint).await) });
+                            pending.insert(line, p);
+                        }
+                    },
+                }
+                write_ready(&mut done, &mut next, sink)?;
+            }
+            write_ready(&mut done, &mut next, sink)?;
+            if set.is_empty() {
+                if ended {
+                    return Ok(false);
+                }
+                continue;
+            }
+            tokio::select! {
+                biased;
+                _ = &mut ctrl_c => break,
+                joined = set.join_next() => match joined {
+                    Some(Ok((line, result))) => {
+                        let Some(p) = pending.remove(&line) else { continue };
+                        if let Ok(response) = &result {
+                            self.store(&p, response, sink);
+                        }
+                        let outcome = self.finish(sink, line, &p, result);
+                        done.insert(line, outcome);
+                    }
+                    Some(Err(e)) => return Err(Failure(format!("a request task failed: {e}"))),
+                    None => {}
+                },
+            }
+        }
+        // Interrupted: what is done is written, in data order, gaps and all.
+        set.abort_all();
+        for (line, outcome) in std::mem::take(&mut done) {
+            sink.row(line, outcome)?;
+        }
+        Ok(true)
+    }
+
+    /// Renders and compiles one row, and builds its request.
+    fn prepare(&mut self, row: Line, line: u64, sink: &Sink<'_>) -> Result<Prepared, RowError> {
+        let data = &self.data_name;
+        let inputs = row_inputs(self.renderer.prompt(), row, data, line)?;
+        let messages = self.renderer.prepare(&inputs).map_err(|e| ("render failed", format!("{data}:{line}: {e}")))?;
+        let compiled = prompty_wire::compile(self.renderer.prompt(), &messages, self.target.clone())
+            .map_err(|e| ("compile failed", format!("{data}:{line}: {e}")))?;
+        for w in &compiled.warnings {
+            let text = w.to_string();
+            if self.warned.insert(text.clone()) {
+                sink.progress.suspend(|| eprintln!("warning: {}: {text}", self.file.display()));
+            }
+        }
+        let request = prompty_client::build(&self.endpoint, compiled.api, &compiled.body, false)
+            .map_err(|e| ("request not built", format!("{data}:{line}: {e}")))?;
+        let key = self.cache.as_ref().map(|_| prompty_client::cache::key(&request.url, &request.body));
+        let model = compiled.body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
+        Ok(Prepared { request: Arc::new(request), spec: compiled.response, model, key })
+    }
+
+    fn entry_path(&self, p: &Prepared) -> Option<PathBuf> {
+        let key = p.key.as_deref()?;
+        Some(self.cache.as_ref()?.join(prompty_client::cache::entry_path(key)))
+    }
+
+    /// The cached response to exactly this request, if any.
+    fn cached_response(&self, p: &Prepared) -> Option<Value> {
+        let path = self.entry_path(p)?;
+        let text = std::fs::read_to_string(path).ok()?;
+        prompty_client::cache::read(&text, &p.request.body)
+    }
+
+    /// Stores an answered request in the cache: a new file renamed into place, so that a
+    /// run stopped midway never leaves half an entry.
+    fn store(&mut self, p: &Prepared, response: &Value, sink: &Sink<'_>) {
+        if self.cache_broken {
+            return;
+        }
+        let Some(path) = self.entry_path(p) else { return };
+        let entry = prompty_client::cache::entry(&p.request.body, response);
+        let temp = path.with_extension(format!("{}.tmp", std::process::id()));
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&temp, entry.as_bytes()))
+            .and_then(|()| std::fs::rename(&temp, &path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temp);
+            self.cache_broken = true;
+            sink.error(&format!(
+                "--cache: cannot write {}: {}; answers from here on are not cached",
+                path.display(),
+                crate::inputs::describe_io(&e)
+            ));
+        }
+    }
+
+    /// Scores an answer (or records why there is none).
+    fn finish(
+        &self,
+        sink: &mut Sink<'_>,
+        line: u64,
+        p: &Prepared,
+        result: Result<Value, SendError>,
+    ) -> Result<Evaluation, RowError> {
+        let data = &self.data_name;
+        let response = result.map_err(|e| ("request failed", format!("{data}:{line}: {}", e.0)))?;
+        let processed = prompty_wire::process(&p.spec, &response)
+            .map_err(|e| ("bad response", self.endpoint.redact(&format!("{data}:{line}: {e}"))))?;
+        let reply = crate::reply::from_processed(&processed);
+        sink.score(&reply, &p.model, data, line)
+    }
+}
+
+/// Writes the finished rows that continue the written ones.
+fn write_ready(
+    done: &mut BTreeMap<u64, Result<Evaluation, RowError>>,
+    next: &mut u64,
+    sink: &mut Sink<'_>,
+) -> Result<(), Failure> {
+    while let Some(outcome) = done.remove(next) {
+        sink.row(*next, outcome)?;
+        *next += 1;
+    }
+    Ok(())
+}

@@ -1,0 +1,662 @@
+//! `prompty run`, `prompty eval --judge`, `prompty batch` and `eval --batch-results`
+//! against real HTTP on loopback: a server in the test (127.0.0.1, a free port) plays the
+//! OpenAI-compatible or Anthropic-compatible endpoint, counts and records requests, and
+//! injects 429s with `Retry-After`, 500s, slow answers and malformed bodies. No test
+//! touches any other network; every `prompty` run is killed if it outlives the watchdog.
+
+mod server;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use server::{Recorded, Reply, Server, anthropic_message, chat_completion};
+
+/// How long one `prompty` run may take before it counts as hung.
+const WATCHDOG: Duration = Duration::from_secs(60);
+
+/// A key that must never leave the trusted endpoint's request headers.
+const KEY: &str = "sk-fake-test-key-0123456789abcdef";
+
+const JUDGE: &str = "---
+name: judge
+model:
+  id: judge-model
+  options:
+    temperature: 0
+inputs:
+  text: {kind: string}
+metadata:
+  evaluator: {answer: json, range: [1, 5], threshold: 3}
+---
+system:
+Rate the text from 1 to 5. Reply with {\"score\": N, \"reason\": \"...\"}.
+
+user:
+{{ text }}
+";
+
+const GREET: &str = "---
+name: greet
+model:
+  id: chat-model
+inputs:
+  name: {kind: string, default: World}
+---
+user:
+Say hello to {{ name }}.
+";
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+struct Dir {
+    path: PathBuf,
+}
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let path = std::env::temp_dir().join(format!("prompty-live-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("temp dir");
+        Dir { path }
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.path.join(name), text).expect("write");
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path.join(name)).unwrap_or_default()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// `prompty ARGS` in `dir`, with only `env` in its environment (no proxies, no real keys).
+fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_prompty"));
+    c.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn finish(mut child: Child) -> Out {
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            panic!("prompty ran longer than {WATCHDOG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Out { code: status.code(), stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
+}
+
+fn prompty(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    finish(command(dir, args, env).spawn().expect("the prompty binary runs"))
+}
+
+fn key_env() -> [(&'static str, &'static str); 1] {
+    [("OPENAI_API_KEY", KEY)]
+}
+
+/// The user message of a chat request.
+fn user_text(r: &Recorded) -> String {
+    let v = r.json();
+    let messages = v["messages"].as_array().cloned().unwrap_or_default();
+    let last = messages.last().cloned().unwrap_or_default();
+    match &last["content"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `word=N` in a row's text.
+fn setting(text: &str, word: &str) -> Option<u64> {
+    text.split_whitespace().find_map(|w| w.strip_prefix(&format!("{word}="))?.parse().ok())
+}
+
+/// The judge: answers `{"score": N}` from `score=N` in the row's text, after `delay=MS`;
+/// `fail429=K` answers the first K attempts 429 with `Retry-After: 1`, `fail500=K` 500,
+/// `malformed=K` a body that is not JSON, `slow=1` after three seconds.
+fn judge_handler(r: &Recorded, seen: usize) -> Reply {
+    let text = user_text(r);
+    let seen = seen as u64;
+    if setting(&text, "fail429").is_some_and(|k| seen < k) {
+        return Reply::json(429, &json!({"error": {"message": "rate limited"}})).header("retry-after", "1");
+    }
+    if setting(&text, "fail500").is_some_and(|k| seen < k) {
+        return Reply::json(500, &json!({"error": {"message": "server error"}}));
+    }
+    if setting(&text, "malformed").is_some_and(|k| seen < k) {
+        return Reply::raw(200, "application/json", "{\"choices\": [");
+    }
+    let score = setting(&text, "score").unwrap_or(3);
+    let reply = Reply::json(200, &chat_completion(&format!("{{\"score\": {score}, \"reason\": \"r{score}\"}}")));
+    if setting(&text, "slow").is_some() {
+        return reply.after(Duration::from_secs(3));
+    }
+    reply.after(Duration::from_millis(setting(&text, "delay").unwrap_or(0)))
+}
+
+fn rows(texts: &[String]) -> String {
+    texts.iter().map(|t| format!("{}\n", json!({"text": t}))).collect()
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect()
+}
+
+/// What `prompty compile` prints for one row.
+fn compiled(dir: &Dir, prompt: &str, row: &Value, extra: &[&str]) -> Value {
+    dir.write("row.json", &row.to_string());
+    let mut args = vec!["compile", prompt, "--inputs", "row.json"];
+    args.extend_from_slice(extra);
+    let out = prompty(&dir.path, &args, &[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_default()
+}
+
+#[test]
+fn judge_scores_rows_in_data_order_at_full_concurrency_and_sends_what_compile_prints() {
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("order");
+    dir.write("judge.prompty", JUDGE);
+    // Later rows answer sooner: they finish first and must still be written in data order.
+    let texts: Vec<String> = (1..=12).map(|i| format!("row {i} score={} delay={}", i % 5 + 1, (13 - i) * 40)).collect();
+    dir.write("rows.jsonl", &rows(&texts));
+    let base = server.url("/v1");
+    let out = prompty(
+        &dir.path,
+        &[
+            "eval",
+            "judge.prompty",
+            "--data",
+            "rows.jsonl",
+            "--judge",
+            "--base-url",
+            &base,
+            "--concurrency",
+            "4",
+            "--output",
+            "results.jsonl",
+            "--summary-json",
+            "summary.json",
+        ],
+        &key_env(),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let results = lines(&dir.read("results.jsonl"));
+    let order: Vec<u64> = results.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(order, (1..=12).collect::<Vec<_>>());
+    let scores: Vec<f64> = results.iter().map(|r| r["score"].as_f64().unwrap_or(-1.0)).collect();
+    assert_eq!(scores, (1..=12).map(|i| f64::from(i % 5 + 1)).collect::<Vec<_>>());
+    assert_eq!(server.count(), 12);
+    assert_eq!(server.max_in_flight(), 4, "the concurrency asked for is reached and never passed");
+    for r in server.requests() {
+        assert_eq!(r.path, "/v1/chat/completions");
+        assert_eq!(r.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+        let row = json!({"text": texts.iter().find(|t| user_text(&r) == **t).cloned().unwrap_or_default()});
+        assert_eq!(r.json(), compiled(&dir, "judge.prompty", &row, &[]), "the body sent is `prompty compile`'s");
+    }
+    let summary: Value = serde_json::from_str(&dir.read("summary.json")).unwrap_or_default();
+    assert_eq!(summary["rows"], 12);
+    assert_eq!(summary["requests"], json!({"sent": 12, "retried": 0, "cached": 0}));
+    assert_eq!(summary["tokens"]["judge-model-2025"]["input_tokens"], 240);
+    for text in [&out.stdout, &out.stderr, &dir.read("summary.json"), &dir.read("results.jsonl")] {
+        assert!(!text.contains(KEY), "the key leaked: {text}");
+    }
+}
+
+#[test]
+fn retries_honour_retry_after_and_exhausted_rows_get_an_error_record() {
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("retries");
+    dir.write("judge.prompty", JUDGE);
+    let texts: Vec<String> =
+        ["a score=4 fail429=2", "b score=5 fail500=1", "c score=2 malformed=1", "d fail500=99", "e slow=1"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+    dir.write("rows.jsonl", &rows(&texts));
+    let base = server.url("/v1");
+    let out = prompty(
+        &dir.path,
+        &[
+            "eval",
+            "judge.prompty",
+            "--data",
+            "rows.jsonl",
+            "--judge",
+            "--base-url",
+            &base,
+            "--max-retries",
+            "2",
+            "--timeout",
+            "1",
+            "--summary-json",
+            "summary.json",
+        ],
+        &key_env(),
+    );
+    assert_eq!(out.code, Some(1), "rows with error records fail the run: {}", out.stderr);
+    let by_row = |t: &str| server.requests().into_iter().filter(|r| user_text(r) == t).collect::<Vec<_>>();
+    let attempts: Vec<usize> = texts.iter().map(|t| by_row(t).len()).collect();
+    assert_eq!(attempts, [3, 2, 2, 3, 3]);
+    let first = by_row(&texts[0]);
+    for pair in first.windows(2) {
+        let gap = pair[1].at.duration_since(pair[0].at);
+        assert!(gap >= Duration::from_millis(950), "Retry-After: 1 was not honoured ({gap:?})");
+    }
+    let results = lines(&out.stdout);
+    assert_eq!(results.len(), 5);
+    assert_eq!(
+        results.iter().map(|r| r["score"].as_f64()).collect::<Vec<_>>(),
+        [Some(4.0), Some(5.0), Some(2.0), None, None]
+    );
+    let error = |i: usize| results[i]["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(results[3]["error"]["kind"], "request failed");
+    assert!(error(3).contains("HTTP 500: server error (gave up after 3 attempts)"), "{}", error(3));
+    assert!(error(4).contains("timed out"), "{}", error(4));
+    let summary: Value = serde_json::from_str(&dir.read("summary.json")).unwrap_or_default();
+    assert_eq!(summary["requests"]["retried"], 8);
+    assert_eq!(summary["requests"]["sent"], 13);
+    assert!(!out.stderr.contains(KEY) && !out.stdout.contains(KEY));
+}
+
+#[test]
+fn the_cache_answers_a_second_run_with_zero_requests_and_holds_no_key() {
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("cache");
+    dir.write("judge.prompty", JUDGE);
+    let texts: Vec<String> = (1..=5).map(|i| format!("row {i} score={i}")).collect();
+    dir.write("rows.jsonl", &rows(&texts));
+    let base = server.url("/v1");
+    let args = [
+        "eval",
+        "judge.prompty",
+        "--data",
+        "rows.jsonl",
+        "--judge",
+        "--base-url",
+        &base,
+        "--cache",
+        "cache",
+        "--summary-json",
+        "summary.json",
+    ];
+    let first = prompty(&dir.path, &args, &key_env());
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    assert_eq!(server.count(), 5);
+    let second = prompty(&dir.path, &args, &key_env());
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert_eq!(server.count(), 5, "an identical second run sends nothing");
+    assert_eq!(first.stdout, second.stdout);
+    let summary: Value = serde_json::from_str(&dir.read("summary.json")).unwrap_or_default();
+    assert_eq!(summary["requests"], json!({"sent": 0, "retried": 0, "cached": 5}));
+    // Cache files hold the request body and the response, never a header or a key.
+    let mut files = 0;
+    let mut stack = vec![dir.path.join("cache")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("cache dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            files += 1;
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            assert!(!text.contains(KEY) && !text.contains("Bearer"), "{}: {text}", p.display());
+            let v: Value = serde_json::from_str(&text).unwrap_or_default();
+            assert_eq!(
+                v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+                Some(vec!["request".into(), "response".into()])
+            );
+        }
+    }
+    assert_eq!(files, 5);
+}
+
+#[test]
+fn ctrl_c_writes_the_finished_rows_in_order_and_a_rerun_sends_only_the_rest() {
+    let slow = Arc::new(AtomicBool::new(true));
+    let s = slow.clone();
+    let server = Server::start(move |r, seen| {
+        let reply = judge_handler(r, seen);
+        if user_text(r).contains("wait") && s.load(Ordering::SeqCst) {
+            reply.after(Duration::from_secs(20))
+        } else {
+            reply
+        }
+    });
+    let dir = Dir::new("ctrl-c");
+    dir.write("judge.prompty", JUDGE);
+    let texts: Vec<String> =
+        (1..=8).map(|i| if i <= 3 { format!("row {i} score=5") } else { format!("row {i} score=4 wait") }).collect();
+    dir.write("rows.jsonl", &rows(&texts));
+    let base = server.url("/v1");
+    let args = [
+        "eval",
+        "judge.prompty",
+        "--data",
+        "rows.jsonl",
+        "--judge",
+        "--base-url",
+        &base,
+        "--cache",
+        "cache",
+        "--concurrency",
+        "3",
+        "--output",
+        "results.jsonl",
+    ];
+    let child = command(&dir.path, &args, &key_env()).spawn().expect("prompty runs");
+    // Rows 1-3 answered, rows 4-6 waiting at the server.
+    assert!(server.wait_for(6, Duration::from_secs(20)), "only {} requests arrived", server.count());
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(killed.success());
+    let out = finish(child);
+    assert_eq!(out.code, Some(130), "{}", out.stderr);
+    assert!(out.stderr.contains("interrupted: 3 row(s) written"), "{}", out.stderr);
+    let done = lines(&dir.read("results.jsonl"));
+    assert_eq!(done.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3]);
+    let before = server.count();
+    assert_eq!(before, 6);
+    slow.store(false, Ordering::SeqCst);
+    let again = prompty(&dir.path, &args, &key_env());
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(server.count() - before, 5, "only rows 4-8 are sent again");
+    let resent: Vec<String> = server.requests()[before..].iter().map(user_text).collect();
+    assert!(resent.iter().all(|t| t.contains("wait")), "{resent:?}");
+    let all = lines(&dir.read("results.jsonl"));
+    assert_eq!(all.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+}
+
+fn trusted_prompt(endpoint: &str) -> String {
+    format!(
+        "---\nname: greet\nmodel:\n  id: chat-model\n  connection:\n    kind: key\n    endpoint: {endpoint}\ninputs:\n  name: {{kind: string, default: World}}\n---\nuser:\nSay hello to {{{{ name }}}}.\n"
+    )
+}
+
+#[test]
+fn a_prompt_naming_its_own_endpoint_gets_no_request_until_trusted() {
+    let server = Server::start(|_, _| Reply::json(200, &chat_completion("Hello!")));
+    let dir = Dir::new("trust");
+    let base = server.url("/v1");
+    dir.write("own.prompty", &trusted_prompt(&base));
+    dir.write("env.prompty", &trusted_prompt("${env:MY_ENDPOINT}"));
+    dir.write(
+        "judge.prompty",
+        &JUDGE.replace(
+            "  id: judge-model\n",
+            &format!("  id: judge-model\n  connection:\n    kind: key\n    endpoint: {base}\n"),
+        ),
+    );
+    dir.write("rows.jsonl", &rows(&["x score=4".to_owned()]));
+    for args in [&["run", "own.prompty"][..], &["eval", "judge.prompty", "--data", "rows.jsonl", "--judge"][..]] {
+        let out = prompty(&dir.path, args, &key_env());
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        let origin = format!("http://{}", server.addr);
+        assert!(
+            out.stderr.contains(&format!("names the endpoint {origin}, which is not trusted: no request was made")),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("PROMPTY_TRUSTED_ENDPOINTS") && !out.stderr.contains(KEY), "{}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
+    // Another port on the same host is another endpoint.
+    let other = format!("http://127.0.0.1:{}", server.addr.port().wrapping_add(1).max(1));
+    let out =
+        prompty(&dir.path, &["run", "own.prompty"], &[("OPENAI_API_KEY", KEY), ("PROMPTY_TRUSTED_ENDPOINTS", &other)]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(server.count(), 0, "no request reached the untrusted endpoint");
+    // Trusted by the list, or named by the environment: sent, with the key.
+    let trusted = format!("https://example.invalid, http://{}", server.addr);
+    let out = prompty(
+        &dir.path,
+        &["run", "own.prompty"],
+        &[("OPENAI_API_KEY", KEY), ("PROMPTY_TRUSTED_ENDPOINTS", &trusted)],
+    );
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "Hello!\n"), "{}", out.stderr);
+    let out = prompty(&dir.path, &["run", "env.prompty"], &[("OPENAI_API_KEY", KEY), ("MY_ENDPOINT", &base)]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(server.count(), 2);
+    assert!(server.requests().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
+}
+
+#[test]
+fn redirects_are_not_followed_so_a_key_never_reaches_another_host() {
+    let elsewhere = Server::start(|_, _| Reply::json(200, &chat_completion("stolen")));
+    let target = elsewhere.url("/v1/chat/completions");
+    let server = Server::start(move |_, _| Reply::raw(307, "text/plain", "").header("location", &target));
+    let dir = Dir::new("redirect");
+    dir.write("greet.prompty", GREET);
+    let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &server.url("/v1")], &key_env());
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("redirects are not followed"), "{}", out.stderr);
+    assert_eq!(server.count(), 1);
+    assert_eq!(elsewhere.count(), 0, "the redirect target got nothing");
+}
+
+#[test]
+fn run_against_openai_and_anthropic_compatible_servers() {
+    let server = Server::start(|r, _| {
+        if r.path == "/v1/messages" {
+            Reply::json(200, &anthropic_message("Hi from Claude"))
+        } else {
+            Reply::json(200, &chat_completion("Hello, Ada!"))
+        }
+    });
+    let dir = Dir::new("run");
+    dir.write("greet.prompty", GREET);
+    let out = prompty(
+        &dir.path,
+        &["run", "greet.prompty", "--set", "name=Ada", "--base-url", &server.url("/v1")],
+        &key_env(),
+    );
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "Hello, Ada!\n"), "{}", out.stderr);
+    let out = prompty(
+        &dir.path,
+        &[
+            "run",
+            "greet.prompty",
+            "--set",
+            "name=Ada",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &server.url(""),
+            "--format",
+            "json",
+        ],
+        &[("ANTHROPIC_API_KEY", KEY)],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let printed: Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+    assert_eq!(
+        printed,
+        json!({"output": "Hi from Claude", "finish_reason": "end_turn", "usage": {"input_tokens": 11, "output_tokens": 3, "total_tokens": 14}, "model": "claude-test", "id": "msg_test"})
+    );
+    let requests = server.requests();
+    let row = json!({"name": "Ada"});
+    let (openai, anthropic) = (&requests[0], &requests[1]);
+    assert_eq!(openai.path, "/v1/chat/completions");
+    assert_eq!(openai.json(), compiled(&dir, "greet.prompty", &row, &[]));
+    assert_eq!(openai.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(openai.header("x-api-key"), None);
+    assert_eq!(anthropic.path, "/v1/messages");
+    assert_eq!(anthropic.json(), compiled(&dir, "greet.prompty", &row, &["--provider", "anthropic"]));
+    assert_eq!(anthropic.header("x-api-key"), Some(KEY));
+    assert_eq!(anthropic.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(anthropic.header("authorization"), None, "no Authorization header to Anthropic");
+}
+
+#[test]
+fn keys_echoed_by_an_endpoint_are_hidden_in_errors() {
+    let server = Server::start(|r, _| {
+        let echoed = r.header("authorization").unwrap_or_default().trim_start_matches("Bearer ").to_owned();
+        Reply::json(401, &json!({"error": {"message": format!("Incorrect API key provided: {echoed}")}}))
+    });
+    let dir = Dir::new("echo");
+    dir.write("greet.prompty", GREET);
+    let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &server.url("/v1")], &key_env());
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("HTTP 401: Incorrect API key provided: <OPENAI_API_KEY>"), "{}", out.stderr);
+    assert!(!out.stderr.contains(KEY));
+    assert_eq!(server.count(), 1, "401 is not retried");
+}
+
+#[test]
+fn batch_files_and_their_results_scored_in_data_order() {
+    let dir = Dir::new("batch");
+    dir.write("judge.prompty", JUDGE);
+    let texts: Vec<String> = (1..=4).map(|i| format!("row {i}")).collect();
+    dir.write("rows.jsonl", &rows(&texts));
+    let out = prompty(
+        &dir.path,
+        &["batch", "judge.prompty", "--data", "rows.jsonl", "--provider", "openai", "--output", "batch.jsonl"],
+        &[],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let requests = lines(&dir.read("batch.jsonl"));
+    assert_eq!(requests.len(), 4);
+    let mut ids = Vec::new();
+    for (r, text) in requests.iter().zip(&texts) {
+        assert_eq!((r["method"].as_str(), r["url"].as_str()), (Some("POST"), Some("/v1/chat/completions")));
+        assert_eq!(r["body"], compiled(&dir, "judge.prompty", &json!({"text": text}), &[]));
+        ids.push(r["custom_id"].as_str().unwrap_or_default().to_owned());
+    }
+    // The provider answers out of order; row 3 failed there; a line for another request.
+    let ok = |id: &str, score: u32| json!({"id": "b", "custom_id": id, "response": {"status_code": 200, "body": chat_completion(&format!("{{\"score\": {score}}}"))}, "error": null});
+    let results = [
+        ok(&ids[3], 2),
+        ok(&ids[0], 5),
+        json!({"custom_id": ids[2], "response": {"status_code": 500, "body": {"error": {"message": "boom"}}}, "error": null}),
+        ok(&ids[1], 4),
+        ok("row-9-abcdefabcdef", 1),
+    ];
+    dir.write("out.jsonl", &results.iter().map(|r| format!("{r}\n")).collect::<String>());
+    let out =
+        prompty(&dir.path, &["eval", "judge.prompty", "--data", "rows.jsonl", "--batch-results", "out.jsonl"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let scored = lines(&out.stdout);
+    assert_eq!(scored.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert_eq!(scored.iter().map(|r| r["score"].as_f64()).collect::<Vec<_>>(), [Some(5.0), Some(4.0), None, Some(2.0)]);
+    assert!(scored[2]["error"]["message"].as_str().unwrap_or_default().contains("HTTP 500: boom"));
+    assert!(out.stderr.contains("1 result(s) match no data row"), "{}", out.stderr);
+    // A row whose request changed since the batch was made is not scored with an old answer.
+    dir.write("rows.jsonl", &rows(&["row 1 changed".to_owned(), texts[1].clone(), texts[2].clone(), texts[3].clone()]));
+    let out =
+        prompty(&dir.path, &["eval", "judge.prompty", "--data", "rows.jsonl", "--batch-results", "out.jsonl"], &[]);
+    assert_eq!(lines(&out.stdout)[0]["error"]["kind"], "stale batch result", "{}", out.stdout);
+
+    // Anthropic Message Batches: one JSON body, results in their own shape.
+    dir.write("rows.jsonl", &rows(&texts));
+    let out = prompty(&dir.path, &["batch", "judge.prompty", "--data", "rows.jsonl", "--provider", "anthropic"], &[]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let body: Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+    let requests = body["requests"].as_array().cloned().unwrap_or_default();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(
+        requests[0]["params"],
+        compiled(&dir, "judge.prompty", &json!({"text": texts[0]}), &["--provider", "anthropic"])
+    );
+    let results: String = requests
+        .iter()
+        .rev()
+        .map(|r| {
+            let message = anthropic_message("{\"score\": 3}");
+            format!("{}\n", json!({"custom_id": r["custom_id"], "result": {"type": "succeeded", "message": message}}))
+        })
+        .collect();
+    dir.write("anthropic-out.jsonl", &results);
+    let out = prompty(
+        &dir.path,
+        &[
+            "eval",
+            "judge.prompty",
+            "--data",
+            "rows.jsonl",
+            "--batch-results",
+            "anthropic-out.jsonl",
+            "--provider",
+            "anthropic",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        lines(&out.stdout).iter().map(|r| r["verdict"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>(),
+        ["pass"; 4]
+    );
+}
+
+#[test]
+fn text_results_stream_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed");
+        return;
+    }
+    let server = Server::start(|r, _| {
+        if !r.text().contains("\"stream\":true") {
+            return Reply::json(400, &json!({"error": {"message": "expected a streaming request"}}));
+        }
+        let events = [
+            json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}}]}),
+            json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "lo!"}, "finish_reason": "stop"}]}),
+        ];
+        let body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect::<String>() + "data: [DONE]\n\n";
+        Reply::raw(200, "text/event-stream", &body)
+    });
+    let dir = Dir::new("stream");
+    dir.write("greet.prompty", GREET);
+    let inner = format!("{} run greet.prompty --base-url {}", env!("CARGO_BIN_EXE_prompty"), server.url("/v1"));
+    let mut c = Command::new("script");
+    c.args(["-qec", &inner, "/dev/null"])
+        .current_dir(&dir.path)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("OPENAI_API_KEY", KEY)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = finish(c.spawn().expect("script runs"));
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert_eq!(out.stdout.replace('\r', ""), "Hello!\n");
+    assert_eq!(server.count(), 1);
+}

@@ -1,0 +1,445 @@
+//! Where requests go, with which credential, and whether a prompt file may send them there.
+//!
+//! The endpoint is, in order: `--base-url`, the provider's environment variable
+//! (`OPENAI_BASE_URL`, `AZURE_OPENAI_ENDPOINT`, `ANTHROPIC_BASE_URL`), the prompt's
+//! `model.connection.endpoint` (v1: `model.configuration.azure_endpoint` or `base_url`),
+//! then the provider's public API. An endpoint the prompt writes literally is trusted only
+//! when it is one the user named: the value of one of those environment variables, an
+//! entry of `PROMPTY_TRUSTED_ENDPOINTS`, or the provider's public API; compared by scheme,
+//! host and port. An endpoint the prompt takes from `${env:NAME}` was named by the user's
+//! environment and is trusted. An untrusted endpoint is an error: no request is made.
+
+use std::fmt;
+
+use prompty_syntax::{Host, Prompt};
+use prompty_wire::Provider;
+use url::Url;
+
+use crate::error::Error;
+
+/// The environment variable listing endpoints a prompt file may name.
+pub const TRUSTED_ENDPOINTS_VAR: &str = "PROMPTY_TRUSTED_ENDPOINTS";
+
+/// The Azure OpenAI API version used when none is given.
+pub const DEFAULT_AZURE_API_VERSION: &str = "2024-10-21";
+
+/// How requests are sent: the URL layout and the credential header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Wire {
+    /// OpenAI and OpenAI-compatible servers (vLLM, Ollama, llama.cpp): `Authorization: Bearer`.
+    OpenAi,
+    /// Azure OpenAI and Foundry: deployment paths, `api-key`.
+    Azure,
+    /// Anthropic Messages: `x-api-key` and `anthropic-version`.
+    Anthropic,
+}
+
+impl Wire {
+    /// The wire a provider speaks.
+    pub fn for_provider(provider: Provider) -> Wire {
+        match provider {
+            Provider::Anthropic => Wire::Anthropic,
+            Provider::Azure | Provider::Foundry => Wire::Azure,
+            _ => Wire::OpenAi,
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wire::OpenAi => "openai",
+            Wire::Azure => "azure",
+            Wire::Anthropic => "anthropic",
+        }
+    }
+
+    /// The environment variable naming the endpoint.
+    pub fn base_url_var(self) -> &'static str {
+        match self {
+            Wire::OpenAi => "OPENAI_BASE_URL",
+            Wire::Azure => "AZURE_OPENAI_ENDPOINT",
+            Wire::Anthropic => "ANTHROPIC_BASE_URL",
+        }
+    }
+
+    /// The environment variable holding the key.
+    pub fn key_var(self) -> &'static str {
+        match self {
+            Wire::OpenAi => "OPENAI_API_KEY",
+            Wire::Azure => "AZURE_OPENAI_API_KEY",
+            Wire::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+
+    /// The provider's public API, when it has one.
+    pub fn default_base(self) -> Option<&'static str> {
+        match self {
+            Wire::OpenAi => Some("https://api.openai.com/v1"),
+            Wire::Azure => None,
+            Wire::Anthropic => Some("https://api.anthropic.com"),
+        }
+    }
+
+    const ALL: [Wire; 3] = [Wire::OpenAi, Wire::Azure, Wire::Anthropic];
+}
+
+/// Where the endpoint came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// `--base-url`.
+    CommandLine,
+    /// An environment variable: the provider's, or one the prompt named with `${env:}`.
+    Environment(String),
+    /// Written in the prompt file at this key, and trusted.
+    Prompt(String),
+    /// The provider's public API.
+    Default,
+}
+
+/// A credential. Never shown: `Debug` and `Display` print where it came from.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey {
+    value: String,
+    source: String,
+}
+
+impl ApiKey {
+    /// A key and where it came from (`OPENAI_API_KEY`, `model.connection.apiKey`).
+    pub fn new(value: impl Into<String>, source: impl Into<String>) -> Self {
+        ApiKey { value: value.into(), source: source.into() }
+    }
+
+    /// The key itself, for the request header and nothing else.
+    pub fn expose(&self) -> &str {
+        &self.value
+    }
+
+    /// Where the key came from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiKey(<{}>)", self.source)
+    }
+}
+
+impl fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{}>", self.source)
+    }
+}
+
+/// A resolved, trusted endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// How to talk to it.
+    pub wire: Wire,
+    /// The base URL (OpenAI: up to `/v1`; Anthropic: the host; Azure: the resource).
+    pub base: Url,
+    /// Where the base URL came from.
+    pub source: Source,
+    /// The credential, if any.
+    pub key: Option<ApiKey>,
+    /// Azure: the `api-version` query parameter.
+    pub api_version: Option<String>,
+}
+
+impl Endpoint {
+    /// `scheme://host:port`, what trust compares.
+    pub fn origin(&self) -> String {
+        origin_of(&self.base)
+    }
+
+    /// `text` with every occurrence of the key replaced by its source (`<OPENAI_API_KEY>`):
+    /// for error bodies and messages that might echo it.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(k) if !k.value.is_empty() && text.contains(k.value.as_str()) => {
+                text.replace(k.value.as_str(), &k.to_string())
+            }
+            _ => text.to_owned(),
+        }
+    }
+}
+
+/// What the command line says about the endpoint.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// `--provider` (else the prompt's, else openai).
+    pub provider: Option<Provider>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+}
+
+/// `scheme://host:port` of a URL, the port always written.
+pub fn origin_of(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port_or_known_default() {
+        Some(port) => format!("{}://{host}:{port}", url.scheme()),
+        None => format!("{}://{host}", url.scheme()),
+    }
+}
+
+/// Parses an endpoint URL given at `origin`: http or https, a host, no user name or
+/// password (a credential in a URL would be shown wherever the URL is), no fragment.
+pub fn parse_endpoint(origin: &str, text: &str) -> Result<Url, Error> {
+    let bad =
+        |problem: &str| Error::BadUrl { origin: origin.to_owned(), url: shown_url(text), problem: problem.to_owned() };
+    let url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("only http and https are supported"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("it has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("it holds a user name or password; put the key in the provider's key variable instead"));
+    }
+    if url.fragment().is_some() {
+        return Err(bad("it has a `#` fragment"));
+    }
+    Ok(url)
+}
+
+/// A URL as it may be shown: without anything after `@` in the authority's user part.
+fn shown_url(text: &str) -> String {
+    match (text.find("://"), text.find('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}://<credentials>@{}", &text[..s], &text[at + 1..]),
+        _ => text.to_owned(),
+    }
+}
+
+/// The endpoints `PROMPTY_TRUSTED_ENDPOINTS` lists, as origins.
+pub fn trusted_origins(list: &str) -> Result<Vec<String>, Error> {
+    list.split(',')
+        .map(str::trim)
+        .enumerate()
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(i, entry)| {
+            let url = Url::parse(entry)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()))
+                .ok_or_else(|| Error::BadTrustedEndpoint { index: i + 1, entry: shown_url(entry) })?;
+            Ok(origin_of(&url))
+        })
+        .collect()
+}
+
+/// A value from the prompt: the text and, when `${env:NAME}` supplied it, the variable.
+struct PromptValue {
+    key: String,
+    value: String,
+    env: Option<String>,
+}
+
+fn prompt_value(prompt: &Prompt, keys: &[(&str, &str)]) -> Option<PromptValue> {
+    for (path, key) in keys {
+        let fields = match *path {
+            "model.connection" => prompt.model.as_ref().and_then(|m| m.connection.as_ref()).map(|c| &c.fields),
+            _ => prompt.legacy.as_ref().and_then(|l| l.configuration.as_ref()),
+        };
+        if let Some(value) = fields.and_then(|f| f.get(*key)).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty())
+        {
+            let env = prompt.secrets.find(value).map(|s| s.name.clone());
+            return Some(PromptValue { key: format!("{path}.{key}"), value: value.to_owned(), env });
+        }
+    }
+    None
+}
+
+fn anonymous(prompt: &Prompt) -> bool {
+    prompt.model.as_ref().and_then(|m| m.connection.as_ref()).is_some_and(|c| c.kind == "anonymous")
+}
+
+/// Resolves the endpoint, its key and its trust. `host` gives the environment.
+pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<Endpoint, Error> {
+    let provider = match settings.provider {
+        Some(p) => p,
+        None => match prompt.model.as_ref().and_then(|m| m.provider.as_deref()) {
+            Some(name) => Provider::parse(name).unwrap_or(Provider::OpenAi),
+            None => Provider::OpenAi,
+        },
+    };
+    let wire = Wire::for_provider(provider);
+    let env = |name: &str| host.env(name).filter(|v| !v.trim().is_empty());
+    let prompt_endpoint = prompt_value(
+        prompt,
+        &[
+            ("model.connection", "endpoint"),
+            ("model.configuration", "azure_endpoint"),
+            ("model.configuration", "base_url"),
+        ],
+    );
+    let (base, source) = if let Some(url) = &settings.base_url {
+        (parse_endpoint("--base-url", url)?, Source::CommandLine)
+    } else if let Some(url) = env(wire.base_url_var()) {
+        (parse_endpoint(wire.base_url_var(), &url)?, Source::Environment(wire.base_url_var().to_owned()))
+    } else if let Some(p) = prompt_endpoint {
+        match p.env {
+            Some(var) => (parse_endpoint(&format!("{} (${{env:{var}}})", p.key), &p.value)?, Source::Environment(var)),
+            None => {
+                let url = parse_endpoint(&p.key, &p.value)?;
+                if !is_trusted(&url, host)? {
+                    return Err(Error::UntrustedEndpoint {
+                        file_key: p.key,
+                        endpoint: origin_of(&url),
+                        env_var: wire.base_url_var(),
+                    });
+                }
+                (url, Source::Prompt(p.key))
+            }
+        }
+    } else if let Some(default) = wire.default_base() {
+        (parse_endpoint("default", default)?, Source::Default)
+    } else {
+        return Err(Error::NoEndpoint { provider: provider.as_str(), env_var: wire.base_url_var() });
+    };
+    let key = if anonymous(prompt) {
+        None
+    } else {
+        match prompt_value(prompt, &[("model.connection", "apiKey"), ("model.configuration", "api_key")]) {
+            Some(p) => Some(ApiKey::new(p.value, p.env.map_or(p.key, |v| v))),
+            None => env(wire.key_var()).map(|k| ApiKey::new(k, wire.key_var())),
+        }
+    };
+    let api_version = (wire == Wire::Azure).then(|| {
+        prompt_value(prompt, &[("model.configuration", "api_version"), ("model.connection", "apiVersion")])
+            .map(|p| p.value)
+            .or_else(|| env("OPENAI_API_VERSION"))
+            .unwrap_or_else(|| DEFAULT_AZURE_API_VERSION.to_owned())
+    });
+    Ok(Endpoint { wire, base, source, key, api_version })
+}
+
+/// Whether an endpoint written in a prompt file is one the user named.
+fn is_trusted(url: &Url, host: &dyn Host) -> Result<bool, Error> {
+    let origin = origin_of(url);
+    let mut trusted: Vec<String> = Vec::new();
+    for wire in Wire::ALL {
+        if let Some(v) = host.env(wire.base_url_var())
+            && let Ok(u) = Url::parse(v.trim())
+        {
+            trusted.push(origin_of(&u));
+        }
+        if let Some(d) = wire.default_base().and_then(|d| Url::parse(d).ok()) {
+            trusted.push(origin_of(&d));
+        }
+    }
+    if let Some(list) = host.env(TRUSTED_ENDPOINTS_VAR) {
+        trusted.extend(trusted_origins(&list)?);
+    }
+    Ok(trusted.iter().any(|t| t.eq_ignore_ascii_case(&origin)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prompty_syntax::{LoadOptions, MapHost, load_str};
+
+    fn prompt(front: &str, host: &MapHost) -> Prompt {
+        let text = format!("---\n{front}\n---\nuser:\nhi\n");
+        load_str(&text, host, &LoadOptions::default()).prompt.unwrap_or_else(|| panic!("{text}"))
+    }
+
+    fn host(vars: &[(&str, &str)]) -> MapHost {
+        let mut h = MapHost::new();
+        for (k, v) in vars {
+            h = h.with_env(k, v);
+        }
+        h
+    }
+
+    const LITERAL: &str = "model:\n  id: m\n  connection:\n    kind: key\n    endpoint: http://10.1.2.3:8080/v1";
+
+    #[test]
+    fn literal_prompt_endpoint_is_refused_until_trusted() {
+        let h = host(&[("OPENAI_API_KEY", "sk-test-secret-value")]);
+        let p = prompt(LITERAL, &h);
+        let err = resolve(&p, &Settings::default(), &h).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("model.connection.endpoint names the endpoint http://10.1.2.3:8080"), "{err}");
+        assert!(err.contains("PROMPTY_TRUSTED_ENDPOINTS") && err.contains("--base-url"), "{err}");
+        assert!(!err.contains("sk-test"), "{err}");
+
+        for list in ["http://10.1.2.3:8080", "https://x.example, http://10.1.2.3:8080/other/path"] {
+            let h = host(&[("OPENAI_API_KEY", "sk-test-secret-value"), (TRUSTED_ENDPOINTS_VAR, list)]);
+            let e = resolve(&p, &Settings::default(), &h);
+            assert_eq!(e.as_ref().map(|e| e.source.clone()), Ok(Source::Prompt("model.connection.endpoint".into())));
+        }
+        // Another port, another scheme: not the same endpoint.
+        for list in ["http://10.1.2.3:8081", "https://10.1.2.3:8080", "http://10.1.2.3"] {
+            let h = host(&[(TRUSTED_ENDPOINTS_VAR, list)]);
+            assert!(matches!(resolve(&p, &Settings::default(), &h), Err(Error::UntrustedEndpoint { .. })), "{list}");
+        }
+        // The same origin named by an environment variable of any provider.
+        let h = host(&[("AZURE_OPENAI_ENDPOINT", "http://10.1.2.3:8080")]);
+        assert!(resolve(&p, &Settings::default(), &h).is_ok());
+    }
+
+    #[test]
+    fn command_line_and_environment_win_over_the_prompt() {
+        let h = host(&[]);
+        let p = prompt(LITERAL, &h);
+        let s = Settings { base_url: Some("http://127.0.0.1:9/v1".into()), ..Settings::default() };
+        let e = resolve(&p, &s, &h).map(|e| (e.source.clone(), e.origin()));
+        assert_eq!(e, Ok((Source::CommandLine, "http://127.0.0.1:9".to_owned())));
+        let h = host(&[("OPENAI_BASE_URL", "http://127.0.0.1:7/v1")]);
+        let e = resolve(&p, &Settings::default(), &h).map(|e| e.source);
+        assert_eq!(e, Ok(Source::Environment("OPENAI_BASE_URL".into())));
+    }
+
+    #[test]
+    fn env_reference_endpoint_counts_as_environment() {
+        let h = host(&[("MY_ENDPOINT", "http://10.9.9.9:1234"), ("MY_KEY", "abcdefghijkl")]);
+        let p = prompt(
+            "model:\n  id: m\n  provider: azure\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}\n    apiKey: ${env:MY_KEY}",
+            &h,
+        );
+        let e = resolve(&p, &Settings::default(), &h);
+        let e = e.unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(e.source, Source::Environment("MY_ENDPOINT".into()));
+        assert_eq!(e.redact("bad key abcdefghijkl!"), "bad key <MY_KEY>!");
+        assert_eq!(e.wire, Wire::Azure);
+        assert_eq!(e.key.as_ref().map(ApiKey::source), Some("MY_KEY"));
+        assert_eq!(format!("{:?}", e.key), "Some(ApiKey(<MY_KEY>))");
+        assert_eq!(e.api_version.as_deref(), Some(DEFAULT_AZURE_API_VERSION));
+    }
+
+    #[test]
+    fn defaults_and_missing_endpoints() {
+        let h = host(&[("ANTHROPIC_API_KEY", "k")]);
+        let p = prompt("model:\n  id: m\n  provider: anthropic", &h);
+        let e = resolve(&p, &Settings::default(), &h).map(|e| (e.base.to_string(), e.source, e.key.is_some()));
+        assert_eq!(e, Ok(("https://api.anthropic.com/".into(), Source::Default, true)));
+        let p = prompt("model:\n  id: m\n  provider: azure", &h);
+        let err = resolve(&p, &Settings::default(), &h).err().map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some("no endpoint for azure: pass --base-url or set AZURE_OPENAI_ENDPOINT"));
+    }
+
+    #[test]
+    fn bad_urls_are_refused_without_showing_credentials() {
+        for (url, problem) in [
+            ("ftp://host/x", "only http and https"),
+            ("http://user:pw@host/v1", "user name or password"),
+            ("not a url", "relative URL without a base"),
+            ("http://host/#frag", "fragment"),
+        ] {
+            let err = parse_endpoint("--base-url", url).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(problem), "{url}: {err}");
+            assert!(!err.contains("pw@"), "{err}");
+        }
+        let err = trusted_origins("http://ok:1, nope").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("PROMPTY_TRUSTED_ENDPOINTS: entry 2 `nope`"), "{err}");
+    }
+
+    #[test]
+    fn anonymous_connections_send_no_key() {
+        let h = host(&[("OPENAI_API_KEY", "sk-x")]);
+        let p =
+            prompt("model:\n  id: m\n  connection:\n    kind: anonymous\n    endpoint: https://api.openai.com/v1", &h);
+        let e = resolve(&p, &Settings::default(), &h).map(|e| e.key);
+        assert_eq!(e, Ok(None));
+    }
+}

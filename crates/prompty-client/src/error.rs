@@ -1,0 +1,58 @@
+//! The crate's one error type.
+
+/// Why an endpoint cannot be used, a request cannot be built or a reply cannot be read.
+/// No message ever holds a credential: keys are named by where they came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An endpoint URL does not parse or is not http(s).
+    #[error("{origin}: `{url}` is not an http:// or https:// URL ({problem})")]
+    BadUrl {
+        /// Where the URL came from (`--base-url`, `OPENAI_BASE_URL`, `model.connection.endpoint`).
+        origin: String,
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The prompt names its own endpoint, and nothing the user controls trusts it.
+    #[error(
+        "{file_key} names the endpoint {endpoint}, which is not trusted: no request was made. \
+         A prompt file may only send requests (and credentials) to an endpoint you name: pass it \
+         with --base-url, set {env_var}, or list it in PROMPTY_TRUSTED_ENDPOINTS \
+         (comma-separated, compared by scheme, host and port)"
+    )]
+    UntrustedEndpoint {
+        /// The front-matter key (`model.connection.endpoint`).
+        file_key: String,
+        /// The endpoint's scheme, host and port.
+        endpoint: String,
+        /// The environment variable that would name it for this provider.
+        env_var: &'static str,
+    },
+    /// An entry of `PROMPTY_TRUSTED_ENDPOINTS` is not a URL.
+    #[error(
+        "PROMPTY_TRUSTED_ENDPOINTS: entry {index} `{entry}` is not an http:// or https:// URL; \
+         list endpoints like `https://my-resource.openai.azure.com,http://localhost:11434`"
+    )]
+    BadTrustedEndpoint {
+        /// 1-based position in the list.
+        index: usize,
+        /// The entry as written.
+        entry: String,
+    },
+    /// There is no endpoint for a provider that has no public default.
+    #[error("no endpoint for {provider}: pass --base-url or set {env_var}")]
+    NoEndpoint {
+        /// The provider.
+        provider: &'static str,
+        /// Its environment variable.
+        env_var: &'static str,
+    },
+    /// The provider or API cannot be sent by this client.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A batch file line or a streamed event is not what the provider writes.
+    #[error("{0}")]
+    BadReply(String),
+}

@@ -1,0 +1,3 @@
+prompty::include_prompty!("tests/ui/prompts/no_such.prompty");
+
+fn main() {}

@@ -1,0 +1,3 @@
+prompty::include_prompty!("tests/ui/prompts/bad_template.prompty");
+
+fn main() {}

@@ -1,0 +1,3 @@
+prompty::include_prompty!("tests/ui/prompts/two_errors.prompty");
+
+fn main() {}

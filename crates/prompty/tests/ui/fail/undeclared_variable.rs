@@ -1,0 +1,3 @@
+prompty::include_prompty!("tests/ui/prompts/undeclared.prompty");
+
+fn main() {}
