@@ -36,14 +36,26 @@ use crate::pyrepr::py_space;
 /// The context variable that carries the per-render mark.
 pub(crate) const MARK_VAR: &str = "__prompty_mark";
 
-/// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax.
-const LABELS: &[&str] = &["name", "tool_call_id", "content"];
+/// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax, and of an
+/// assistant message's `tool_calls:`.
+const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
 
 /// What a mark looks like: a private-use character, 20 decimal digits of a random `u64`,
 /// another private-use character. No case mapping, trimming or escaping changes it, and it
 /// holds no whitespace, so it never joins or splits what the split sees.
 pub(crate) fn mark_from(random: u64) -> String {
-    format!("{MARK_OPEN}{random:020}\u{e001}")
+    // `format!("{MARK_OPEN}{random:020}\u{e001}")`, without the formatting machinery.
+    let mut digits = [b'0'; 20];
+    let mut n = random;
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let mut s = String::with_capacity(26);
+    s.push(MARK_OPEN);
+    s.extend(digits.iter().map(|&d| char::from(d)));
+    s.push('\u{e001}');
+    s
 }
 
 /// The first character of every mark.
@@ -670,6 +682,13 @@ pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_are_twenty_padded_digits_between_private_use_characters() {
+        for n in [0, 7, 1_234_567_890, u64::MAX] {
+            assert_eq!(mark_from(n), format!("{MARK_OPEN}{n:020}\u{e001}"));
+        }
+    }
 
     #[test]
     fn marks_go_before_role_words_and_labels() {

@@ -2,14 +2,16 @@
 //!
 //! Separator (multi-line, case-insensitive): `^\s*#?\s*(system|user|assistant|function|tool)\s*:\s*\n`.
 //! Text before the first separator must be blank; message bodies are stripped (Python
-//! `str.strip()`); `name:`/`content:` and `tool_call_id:`/`content:` sub-syntax; role words
-//! inside string inputs are escaped before rendering and restored after the split.
+//! `str.strip()`); `name:`/`content:` and `tool_call_id:`/`content:` sub-syntax, and an
+//! assistant message's `tool_calls:` list; role words inside string inputs are escaped
+//! before rendering and restored after the split.
 
 use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::message::Message;
+use crate::pyliteral::LiteralError;
 use crate::pyrepr::{py_space, py_strip};
 
 /// Roles the promptflow profile splits on.
@@ -165,6 +167,39 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         let body = chunk.body;
         let mut metadata = Map::new();
         let checked = |found, label| check_labels(provenance, body, chunk.body_at, found, label);
+        if role == "assistant"
+            && let Some((label_at, newline_at, list)) = tool_calls_label(body)
+        {
+            // As promptflow: a list Python's `literal_eval` reads becomes the message's tool
+            // calls (and it has no content); anything else stays text.
+            match crate::pyliteral::literal_eval(list) {
+                Ok(calls) => {
+                    if let Some(p) = provenance {
+                        if !p.marked(chunk.body_at + label_at) {
+                            let end = memchr::memchr(b'\n', body.as_bytes().get(newline_at + 1..).unwrap_or_default())
+                                .map_or(body.len(), |k| newline_at + 1 + k);
+                            let around = body.get(label_at..end.max(label_at)).unwrap_or("");
+                            return Err(label_error("tool_calls", around, p.inputs));
+                        }
+                        if p.lines && !p.marked(chunk.body_at + newline_at) {
+                            return Err(label_line_break_error("tool_calls", p.inputs));
+                        }
+                    }
+                    metadata.insert("tool_calls".into(), calls);
+                    messages.push(Message { role, content: Vec::new(), metadata });
+                    continue;
+                }
+                Err(LiteralError::NotJson(what)) => {
+                    return Err(Error::new(
+                        ErrorKind::Parse,
+                        format!(
+                            "the assistant message's `tool_calls:` list holds {what}, which cannot be sent as JSON; write the calls with strings, numbers, booleans, None, lists and dicts"
+                        ),
+                    ));
+                }
+                Err(LiteralError::Syntax) => {}
+            }
+        }
         let content = if role == "tool" {
             let l = checked(parse_labelled(body, "tool_call_id"), "tool_call_id")?.ok_or_else(|| {
                 Error::new(
@@ -190,6 +225,35 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         messages.push(m);
     }
     Ok(messages)
+}
+
+/// promptflow's `\n*#{0,2}\s*tool_calls\s*:\s*\n+\s*(\[.*?\])\s*$` (searched, DOTALL):
+/// where the first usable `tool_calls` label starts, the first line break after it, and the
+/// list after it, which runs from the `[` after the label's line break to the body's last
+/// `]` (only whitespace after it).
+fn tool_calls_label(body: &str) -> Option<(usize, usize, &str)> {
+    let end = body.trim_end_matches(py_space);
+    if !end.ends_with(']') {
+        return None;
+    }
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(body.as_bytes().get(from..)?, b"tool_calls") {
+        let at = from + k;
+        from = at + 1;
+        let mut i = skip_space(body, at + "tool_calls".len());
+        if !body.get(i..)?.starts_with(':') {
+            continue;
+        }
+        i += 1;
+        let list = skip_space(body, i);
+        if let Some(nl) = body.get(i..list)?.find('\n')
+            && body.get(list..)?.starts_with('[')
+            && list < end.len()
+        {
+            return Some((at, i + nl, body.get(list..end.len())?));
+        }
+    }
+    None
 }
 
 /// A label match whose labels the template did not write is an injection error.
@@ -444,7 +508,7 @@ fn label_line_break_error(label: &str, inputs: &Context<'_>) -> Error {
 }
 
 fn label_error(label: &str, around: &str, inputs: &Context<'_>) -> Error {
-    const WHY: &str = "only the template's own `name:`, `tool_call_id:` and `content:` labels set a message's name, tool call id and content";
+    const WHY: &str = "only the template's own `name:`, `tool_call_id:`, `tool_calls:` and `content:` labels set a message's name, tool call id, tool calls and content";
     let needle = format!("{label}:");
     // Only a value that holds the whole label "contains" it; a partial overlap (a value
     // whose line break completes the template's `name:`) forms it with the text around.
@@ -535,10 +599,18 @@ impl Escapes {
                 }
             }
             for v in m.metadata.values_mut() {
-                if let Value::String(s) = v {
-                    self.restore_str(s);
-                }
+                self.restore_value(v);
             }
+        }
+    }
+
+    /// Every string of a metadata value (a `tool_calls` list holds strings inside).
+    fn restore_value(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => self.restore_str(s),
+            Value::Array(items) => items.iter_mut().for_each(|x| self.restore_value(x)),
+            Value::Object(map) => map.values_mut().for_each(|x| self.restore_value(x)),
+            _ => {}
         }
     }
 

@@ -13,6 +13,7 @@ use crate::limits::Limits;
 use crate::marks::{MARK_VAR, compile_marked, mark_from, strip_marks};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
+use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
 use crate::promptflow::{Escapes, Provenance, split_checked};
 use crate::roles::forges_boundary;
 
@@ -69,6 +70,9 @@ pub struct Renderer {
     line_marks: bool,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
+    /// The promptflow profile's template after its `![image]({{var}})` pre-pass, when that
+    /// changed it: what is rendered instead of the prompt's instructions.
+    prepassed: Option<String>,
     rich: Vec<(String, PropertyKind)>,
 }
 
@@ -96,6 +100,10 @@ impl Renderer {
         let instructions = prompt.instructions.clone().unwrap_or_default();
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
         let format = &prompt.template.format.kind;
+        let prepassed = (profile == Profile::Promptflow && matches!(format.as_str(), "jinja2" | "jinja" | "nunjucks"))
+            .then(|| markdown_image_prepass(&instructions))
+            .flatten();
+        let instructions = prepassed.clone().unwrap_or(instructions);
         let (body, engine, rewritten, line_marks) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
             (marked.body, marked.engine, marked.marks > 0, marked.lines)
@@ -117,6 +125,7 @@ impl Renderer {
             rewritten,
             line_marks,
             plain,
+            prepassed,
             rich,
         })
     }
@@ -148,10 +157,11 @@ impl Renderer {
     fn render_text_inner(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
         let (mut ctx, _) = self.context(inputs, DISPLAY_NONCE_BYTES)?;
         if self.profile == Profile::Promptflow {
+            self.promptflow_images(&mut ctx, false)?;
             Escapes::escape(&mut ctx)?;
         }
         let engine = self.plain_engine()?;
-        engine.render(&ctx, &self.limits, self.prompt.instructions.as_deref().unwrap_or(""), &self.location)
+        engine.render(&ctx, &self.limits, self.plain_body(), &self.location)
     }
 
     /// Validates inputs, renders, splits into messages and expands rich inputs.
@@ -165,7 +175,7 @@ impl Renderer {
             Profile::Spec if self.strict => {
                 // Every role line must carry this render's mark.
                 let mark = mark_from(random_u64()?);
-                ctx.set(MARK_VAR, Value::String(mark.clone()));
+                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let (text, marks) = strip_marks(&text, &mark);
                 // The context doubles as the inputs an injection error names: the mark can
@@ -180,16 +190,19 @@ impl Renderer {
                 if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Promptflow => {
+                // Image inputs print placeholders, which become image parts after the split.
+                let images = self.promptflow_images(&mut ctx, true)?;
                 // As promptflow does: role words on role lines of top-level string inputs are
                 // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must carry this render's mark.
                 let mark = mark_from(random_u64()?);
-                ctx.set(MARK_VAR, Value::String(mark.clone()));
+                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let (text, marks) = strip_marks(&text, &mark);
                 let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
+                apply_images(&mut messages, &images);
                 escapes.restore(&mut messages);
                 Ok(messages)
             }
@@ -280,13 +293,49 @@ impl Renderer {
         let compiled = self.plain.get_or_init(|| {
             Engine::compile(
                 &self.prompt.template.format.kind,
-                self.prompt.instructions.clone().unwrap_or_default(),
+                self.plain_body().to_owned(),
                 self.profile,
                 &self.limits,
                 &self.location,
             )
         });
         compiled.as_ref().map_err(Clone::clone)
+    }
+
+    /// The template as rendered without nonces or marks.
+    fn plain_body(&self) -> &str {
+        self.prepassed.as_deref().or(self.prompt.instructions.as_deref()).unwrap_or("")
+    }
+
+    /// promptflow's image inputs: each top-level string input written
+    /// `data:image/<type>;(base64|url): ...` is replaced by a fresh placeholder (`placeholders`)
+    /// or by the `Image(...)` text promptflow prints for it.
+    fn promptflow_images(&self, ctx: &mut Context<'_>, placeholders: bool) -> Result<Vec<PfImage>, Error> {
+        let mut images = Vec::new();
+        let found: Vec<(String, String, String)> = ctx
+            .entries
+            .iter()
+            .filter_map(|(name, v)| match v.as_ref() {
+                Value::String(s) if s.starts_with("data:image/") => Some((name, s)),
+                _ => None,
+            })
+            .map(|(name, s)| image_of(name, s).map(|img| img.map(|(url, text)| (name.to_string(), url, text))))
+            .collect::<Result<Vec<_>, Error>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        for (name, url, text) in found {
+            let shown = if placeholders {
+                let mut b = [0u8; 16];
+                random_fill(&mut b)?;
+                pfimage::placeholder(u128::from_le_bytes(b))
+            } else {
+                text.clone()
+            };
+            ctx.set(&name, Value::String(shown.clone()));
+            images.push(PfImage { url, text, placeholder: shown });
+        }
+        Ok(images)
     }
 
     /// Validated inputs with rich inputs replaced by nonces of `nonce_bytes` random bytes,

@@ -38,6 +38,7 @@ codes! {
     NUMBER_KIND = "P027", "number-kind", "`kind: number`, which the reference runtimes read as `float`.";
     LEGACY_KEY = "P030", "v1-construct", "A v1 (promptflow) construct; it has a v2 spelling.";
     MIXED_VERSIONS = "P031", "mixed-versions", "The file mixes v1 and v2 spellings of the same thing.";
+    NON_PORTABLE_FORMAT = "P032", "non-portable-format", "A template format only some runtimes accept (`nunjucks`).";
 }
 
 /// The level a loader code is reported at, for catalogs (SARIF's `defaultConfiguration`,

@@ -253,7 +253,6 @@ fn v1_errors() {
     let hi = [user("Hi")];
     let text = [
         error(&v1, &hi, Target::new()),
-        error(&v1, &hi, Target::new().with_model("d").with_provider(Provider::Anthropic)),
         error(&v1, &hi, Target::new().with_model("d").with_api(Api::Responses)),
         error(&completion, &hi, Target::new().with_model("d")),
     ]
