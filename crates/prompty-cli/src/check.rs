@@ -1,13 +1,15 @@
 //! `prompty check PATH...`: load every prompt, lint it, and report every finding.
 
-use std::io::{IsTerminal, Write};
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::ValueEnum;
 use prompty_config::Configs;
 use prompty_lint::{Finding, Selection};
-use prompty_syntax::{Host, LineIndex, LoadOptions, Severity, load_bytes};
+use prompty_syntax::{Host, LineIndex, LoadOptions, Loaded, Severity, load_bytes};
 
 use crate::host::cli_host;
 use crate::inputs::describe_io;
@@ -16,11 +18,12 @@ use prompty::report::{Source, Style};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
-    /// Files and folders; folders are searched recursively for *.prompty.
-    #[arg(required_unless_present = "list_rules")]
+    /// Files and folders; folders are searched recursively for *.prompty. `-` reads
+    /// standard input.
+    #[arg(required_unless_present_any = ["list_rules", "stdin_filename"])]
     paths: Vec<PathBuf>,
-    /// Output format: human (default), json (one object per line), github (workflow
-    /// annotations) or sarif (SARIF 2.1.0).
+    /// Output format: human (default), concise (one line per finding), json (one object per
+    /// line), github (workflow annotations) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     format: CheckFormat,
     /// Apply the fixes of fixable findings to the files, then report what remains.
@@ -29,6 +32,29 @@ pub(crate) struct CheckArgs {
     /// Use this configuration file instead of the nearest `prompty.toml` above each file.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Report only these codes, prefixes or rule names (comma-separated, repeatable);
+    /// replaces the configuration's selection.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    select: Option<Vec<String>>,
+    /// Report these codes as well as the selected ones.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    extend_select: Vec<String>,
+    /// Do not report these codes.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    ignore: Vec<String>,
+    /// Exit with 0 even when errors are found (I/O failures still exit with 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Exit with 1 when more than N warnings are found.
+    #[arg(long, value_name = "N")]
+    max_warnings: Option<usize>,
+    /// The name standard input (`-`) is reported under; the configuration and
+    /// `${file:}` references are looked up from it.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
+    /// Print the findings and nothing else (no summary, no `fixed:` lines).
+    #[arg(long, short)]
+    quiet: bool,
     /// List every code `check` can report (with --format json: one object per line) and exit.
     #[arg(long)]
     list_rules: bool,
@@ -40,6 +66,7 @@ pub(crate) struct CheckArgs {
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum CheckFormat {
     Human,
+    Concise,
     Json,
     Github,
     Sarif,
@@ -103,24 +130,29 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, unreadable: &mut Vec<String>) {
     }
 }
 
-/// Counts over all files.
+/// One file to check: where it is read from and the name it is reported under.
+struct Input {
+    /// The name in the output; `${file:}` references and the configuration are looked up
+    /// from it.
+    name: PathBuf,
+    /// Standard input's bytes, when the file is `-`.
+    stdin: Option<Vec<u8>>,
+}
+
+/// What checking one file produced, rendered, so that files can be checked in parallel and
+/// printed in order.
 #[derive(Default)]
-struct Totals {
+struct FileOutput {
+    stdout: String,
+    /// `fixed:` lines.
+    notes: String,
+    /// I/O failures, as reported on stderr.
+    failures: Vec<String>,
     errors: usize,
     warnings: usize,
     fixed: usize,
-    io_failures: usize,
-    unreadable_folders: usize,
-    /// Every I/O failure as reported on stderr (SARIF carries them as notifications).
-    failures: Vec<String>,
-}
-
-impl Totals {
-    /// Reports an I/O failure on stderr and keeps it.
-    fn fail(&mut self, stderr: &mut impl Write, message: String) {
-        let _ = writeln!(stderr, "error: {message}");
-        self.failures.push(message);
-    }
+    io_failure: bool,
+    sarif: Sarif,
 }
 
 pub(crate) fn run(args: &CheckArgs) -> ExitCode {
@@ -130,156 +162,293 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         let _ = list_rules(&mut out, args.format);
         return ExitCode::SUCCESS;
     }
-    let mut files = Vec::new();
+    let mut sources = Vec::new();
     let mut unreadable = Vec::new();
+    let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-") || args.paths.is_empty();
     for p in &args.paths {
+        if p.as_os_str() == "-" {
+            continue;
+        }
+        let mut files = Vec::new();
         if let Err(e) = collect_all(p, &mut files, &mut unreadable) {
             let _ = writeln!(stderr, "error: {e}");
             return ExitCode::from(2);
         }
+        sources.extend(files.into_iter().map(|name| Input { name, stdin: None }));
     }
-    let mut totals = Totals { unreadable_folders: unreadable.len(), ..Totals::default() };
+    if reads_stdin {
+        if args.fix {
+            let _ = writeln!(stderr, "error: --fix cannot rewrite standard input; run it on the file");
+            return ExitCode::from(2);
+        }
+        // One byte over the loader's limit is enough for it to report the size.
+        let mut bytes = Vec::new();
+        let limit = prompty_syntax::MAX_FILE_BYTES as u64 + 1;
+        if let Err(e) = std::io::stdin().lock().take(limit).read_to_end(&mut bytes) {
+            let _ = writeln!(stderr, "error: cannot read standard input: {}", describe_io(&e));
+            return ExitCode::from(2);
+        }
+        let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
+        sources.push(Input { name, stdin: Some(bytes) });
+    }
+    let mut failures = Vec::new();
     // A folder that cannot be read is reported and skipped; the rest is still checked.
-    for e in unreadable {
-        totals.fail(&mut stderr, format!("{e}; skipped"));
+    for e in &unreadable {
+        let message = format!("{e}; skipped");
+        let _ = writeln!(stderr, "error: {message}");
+        failures.push(message);
     }
-    let style = Style { color: std::io::stdout().is_terminal(), width: 100 };
+    let color = use_color(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
+    let style = Style { color, width: 100 };
     let mut configs = Configs::default();
-    let mut sarif = Sarif::new();
-    for file in &files {
-        let selection = match configs.selection(file, args.config.as_deref(), &cli_host()) {
-            Ok(s) => s,
+    let mut selections = Vec::with_capacity(sources.len());
+    for source in &sources {
+        match selection(args, &mut configs, &source.name) {
+            Ok(s) => selections.push(s),
             Err(e) => {
                 let _ = writeln!(stderr, "error: {e}");
                 return ExitCode::from(2);
             }
-        };
-        let Some((text, findings)) = check_file(args, file, &selection, &mut totals, &mut stderr) else { continue };
-        let index = LineIndex::new(&text);
-        let lines = Source::new(&file.display().to_string(), &text);
-        for f in &findings {
-            match f.diagnostic.severity {
-                Severity::Error => totals.errors += 1,
-                Severity::Warning => totals.warnings += 1,
-                Severity::Info => {}
-            }
-            let _ = match args.format {
-                CheckFormat::Human => {
-                    let mut d = f.diagnostic.clone();
-                    if let Some(fix) = &f.fix {
-                        let note = format!("--fix can {}", fix.title);
-                        d.help = Some(match d.help {
-                            Some(h) => format!("{h}\n{note}"),
-                            None => note,
-                        });
-                    }
-                    write!(out, "{}", lines.draw(&d, &style))
-                }
-                CheckFormat::Json => {
-                    let line =
-                        serde_json::to_string(&report::json(file, &text, &index, &f.diagnostic)).unwrap_or_default();
-                    writeln!(out, "{line}")
-                }
-                CheckFormat::Github => writeln!(out, "{}", report::github(file, &text, &index, &f.diagnostic)),
-                CheckFormat::Sarif => {
-                    sarif.push(file, &text, &index, f);
-                    Ok(())
-                }
-            };
         }
     }
+    let (mut errors, mut warnings, mut fixed, mut io_failures) = (0, 0, 0, 0);
+    let mut sarif = Sarif::new();
+    for_each_in_order(
+        sources.len(),
+        |i| check_source(args, &sources[i], &selections[i], style),
+        |output| {
+            for failure in &output.failures {
+                let _ = writeln!(stderr, "error: {failure}");
+            }
+            failures.extend(output.failures);
+            if !args.quiet {
+                let _ = write!(stderr, "{}", output.notes);
+            }
+            let _ = write!(out, "{}", output.stdout);
+            errors += output.errors;
+            warnings += output.warnings;
+            fixed += output.fixed;
+            io_failures += usize::from(output.io_failure);
+            sarif.extend(output.sarif);
+        },
+    );
     if args.format == CheckFormat::Sarif {
-        let _ = serde_json::to_writer_pretty(&mut out, &sarif.finish(&totals.failures));
+        let _ = serde_json::to_writer_pretty(&mut out, &sarif.finish(&failures));
         let _ = writeln!(out);
     }
-    if args.format == CheckFormat::Human {
-        let fixed =
-            if args.fix { format!(", fixed {} problem{}", totals.fixed, plural(totals.fixed)) } else { String::new() };
-        let mut unreadable = match totals.io_failures {
+    let too_many = args.max_warnings.filter(|&max| warnings > max);
+    if matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !args.quiet {
+        let fixed = if args.fix { format!(", fixed {fixed} problem{}", plural(fixed)) } else { String::new() };
+        let mut unread = match io_failures {
             0 => String::new(),
             n => format!(", {n} file{} could not be read", plural(n)),
         };
-        if totals.unreadable_folders > 0 {
-            let n = totals.unreadable_folders;
-            unreadable.push_str(&format!(", {n} folder{} could not be read", plural(n)));
+        if !unreadable.is_empty() {
+            let n = unreadable.len();
+            unread.push_str(&format!(", {n} folder{} could not be read", plural(n)));
         }
+        let n = sources.len();
         let _ = writeln!(
             stderr,
-            "checked {} file{}: {} error{}, {} warning{}{unreadable}{fixed}",
-            files.len(),
-            plural(files.len()),
-            totals.errors,
-            plural(totals.errors),
-            totals.warnings,
-            plural(totals.warnings)
+            "checked {n} file{}: {errors} error{}, {warnings} warning{}{unread}{fixed}",
+            plural(n),
+            plural(errors),
+            plural(warnings)
         );
     }
-    if totals.io_failures + totals.unreadable_folders > 0 {
+    if let Some(max) = too_many {
+        let _ = writeln!(stderr, "error: {warnings} warning{} found; --max-warnings allows {max}", plural(warnings));
+    }
+    if io_failures + unreadable.len() > 0 {
         ExitCode::from(2)
-    } else if totals.errors > 0 {
+    } else if args.exit_zero {
+        ExitCode::SUCCESS
+    } else if errors > 0 || too_many.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
 }
 
+/// Whether human output is coloured: on a terminal, unless `NO_COLOR` is set to a non-empty
+/// value (no-color.org).
+fn use_color(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
+/// The codes to report for `file`: the configuration's selection, then the command line's
+/// (`--select` replaces it, `--extend-select` adds, `--ignore` removes).
+fn selection(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<Selection, String> {
+    let mut selection = match &args.select {
+        Some(list) => Selection::only(list).map_err(|e| format!("--select: {e}"))?,
+        None => configs.selection(file, args.config.as_deref(), &cli_host()).map_err(|e| e.to_string())?,
+    };
+    selection.select(&args.extend_select).map_err(|e| format!("--extend-select: {e}"))?;
+    selection.ignore(&args.ignore).map_err(|e| format!("--ignore: {e}"))?;
+    Ok(selection)
+}
+
+/// Runs `work` on `0..n` on every core the process may use and hands each result to
+/// `emit` in index order, as soon as the results before it are in.
+fn for_each_in_order<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync, mut emit: impl FnMut(T)) {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(n);
+    if threads <= 1 {
+        (0..n).map(work).for_each(emit);
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, T)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, work) = (&next, &work);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n || tx.send((i, work(i))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = BTreeMap::new();
+        let mut due = 0;
+        for (i, result) in rx {
+            pending.insert(i, result);
+            while let Some(result) = pending.remove(&due) {
+                emit(result);
+                due += 1;
+            }
+        }
+    });
+}
+
+/// Checks one file (and its input cases file, if any) and renders what it found.
+fn check_source(args: &CheckArgs, source: &Input, selection: &Selection, style: Style) -> FileOutput {
+    let mut output = FileOutput::default();
+    let file = source.name.as_path();
+    let Some((text, findings, loaded)) = check_file(args, source, selection, &mut output) else { return output };
+    render(args, &mut output, file, &text, &findings, style);
+    // `<name>.cases.yaml` beside a prompt holds the inputs `prompty snapshot` renders it with.
+    let cases = file.with_extension("cases.yaml");
+    if source.stdin.is_none() && selection.is_selected("PL027") && cases.is_file() {
+        // Through the host: regular files only, size-capped.
+        match cli_host().read(&cases) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let findings = prompty_lint::check_cases(&text, &loaded, selection);
+                render(args, &mut output, &cases, &text, &findings, style);
+            }
+            Err(e) => {
+                output.failures.push(format!("{}: {e}", cases.display()));
+                output.io_failure = true;
+            }
+        }
+    }
+    output
+}
+
+/// Renders the findings of one file in the chosen format and counts them.
+fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, findings: &[Finding], style: Style) {
+    let index = LineIndex::new(text);
+    let lines = Source::new(&file.display().to_string(), text);
+    for f in findings {
+        match f.diagnostic.severity {
+            Severity::Error => output.errors += 1,
+            Severity::Warning => output.warnings += 1,
+            Severity::Info => {}
+        }
+        let out = &mut output.stdout;
+        match args.format {
+            CheckFormat::Human => {
+                let mut d = f.diagnostic.clone();
+                if let Some(fix) = &f.fix {
+                    let note = format!("--fix can {}", fix.title);
+                    d.help = Some(match d.help {
+                        Some(h) => format!("{h}\n{note}"),
+                        None => note,
+                    });
+                }
+                out.push_str(&lines.draw(&d, &style));
+            }
+            CheckFormat::Concise => {
+                out.push_str(&report::concise(file, text, &index, f));
+                out.push('\n');
+            }
+            CheckFormat::Json => {
+                let line = serde_json::to_string(&report::json(file, text, &index, &f.diagnostic)).unwrap_or_default();
+                out.push_str(&line);
+                out.push('\n');
+            }
+            CheckFormat::Github => {
+                out.push_str(&report::github(file, text, &index, &f.diagnostic));
+                out.push('\n');
+            }
+            CheckFormat::Sarif => output.sarif.push(file, text, &index, f),
+        }
+    }
+}
+
 /// Loads and lints one file; with `--fix`, rewrites it first. Returns the text the
-/// findings point into, or `None` after reporting an I/O failure.
+/// findings point into, or `None` after recording an I/O failure.
 fn check_file(
     args: &CheckArgs,
-    file: &Path,
+    source: &Input,
     selection: &Selection,
-    totals: &mut Totals,
-    stderr: &mut impl Write,
-) -> Option<(String, Vec<Finding>)> {
+    output: &mut FileOutput,
+) -> Option<(String, Vec<Finding>, Loaded)> {
     let host = cli_host();
-    let bytes = match host.read(file) {
+    let file = source.name.as_path();
+    let read = match &source.stdin {
+        Some(bytes) => Ok(bytes.clone()),
+        None => host.read(file),
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(e) => {
-            totals.fail(stderr, format!("{}: {e}", file.display()));
-            totals.io_failures += 1;
+            output.failures.push(format!("{}: {e}", file.display()));
+            output.io_failure = true;
             return None;
         }
     };
-    let options = LoadOptions {
-        path: Some(file.to_path_buf()),
-        allowed_roots: args.allow_roots.clone(),
-        lint: true,
-        ..Default::default()
-    };
+    let path = (file.as_os_str() != "-").then(|| file.to_path_buf());
+    let options = LoadOptions { path, allowed_roots: args.allow_roots.clone(), lint: true, ..Default::default() };
     let loaded = load_bytes(&bytes, &host, &options);
     let Ok(text) = std::str::from_utf8(&bytes) else {
         // Not text: the loader's diagnostic is all there is to say.
         let findings =
-            loaded.diagnostics.into_iter().filter(|d| selection.is_selected(d.code.id)).map(Finding::new).collect();
-        return Some((String::from_utf8_lossy(&bytes).into_owned(), findings));
+            loaded.diagnostics.iter().filter(|d| selection.is_selected(d.code.id)).cloned().map(Finding::new).collect();
+        return Some((String::from_utf8_lossy(&bytes).into_owned(), findings, loaded));
     };
     let report = prompty_lint::check(text, &loaded, selection);
-    if !args.fix {
-        return Some((text.to_owned(), report.findings));
+    if !args.fix || source.stdin.is_some() {
+        return Some((text.to_owned(), report.findings, loaded));
     }
     let fixed = prompty_lint::apply_fixes(text, report.findings.iter().filter_map(|f| f.fix.as_ref()));
     if fixed.applied.is_empty() {
-        return Some((text.to_owned(), report.findings));
+        return Some((text.to_owned(), report.findings, loaded));
     }
     if let Err(e) = std::fs::write(file, &fixed.text) {
-        totals.fail(stderr, format!("{}: cannot write the fixes: {}", file.display(), describe_io(&e)));
-        totals.io_failures += 1;
-        return Some((text.to_owned(), report.findings));
+        output.failures.push(format!("{}: cannot write the fixes: {}", file.display(), describe_io(&e)));
+        output.io_failure = true;
+        return Some((text.to_owned(), report.findings, loaded));
     }
     let index = LineIndex::new(text);
     for fix in &fixed.applied {
         let (line, col) = index.line_col(text, fix.span.start);
-        let _ = writeln!(stderr, "fixed: {}:{line}:{col}: {}", file.display(), fix.title);
+        output.notes.push_str(&format!("fixed: {}:{line}:{col}: {}\n", file.display(), fix.title));
     }
-    totals.fixed += fixed.applied.len();
+    output.fixed += fixed.applied.len();
     let loaded = load_bytes(fixed.text.as_bytes(), &host, &options);
     let report = prompty_lint::check(&fixed.text, &loaded, selection);
-    Some((fixed.text, report.findings))
+    Some((fixed.text, report.findings, loaded))
 }
 
 fn list_rules(out: &mut impl Write, format: CheckFormat) -> std::io::Result<()> {
-    let loader = prompty_syntax::codes::ALL.iter().map(|(c, doc)| (*c, "loader", false, (*doc).to_owned()));
+    let loader = prompty_syntax::codes::ALL
+        .iter()
+        .map(|(c, doc)| (*c, severity_name(prompty_syntax::codes::default_severity(*c)), false, (*doc).to_owned()));
     let rules = prompty_lint::rules().map(|r| (r.code, severity_name(r.severity), r.fixable, r.summary()));
     for (code, severity, fixable, summary) in loader.chain(rules) {
         if format == CheckFormat::Json {
@@ -305,4 +474,34 @@ fn severity_name(s: Severity) -> &'static str {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn no_color_turns_colours_off() {
+        assert!(use_color(true, None));
+        assert!(use_color(true, Some(OsStr::new(""))), "an empty NO_COLOR is unset");
+        assert!(!use_color(true, Some(OsStr::new("1"))));
+        assert!(!use_color(false, None), "never on a pipe");
+    }
+
+    #[test]
+    fn results_come_in_index_order_whatever_finishes_first() {
+        let mut seen = Vec::new();
+        // Early indexes take longest, so later ones finish first on other threads.
+        for_each_in_order(
+            64,
+            |i| {
+                std::thread::sleep(std::time::Duration::from_micros(((64 - i) * 50) as u64));
+                i
+            },
+            |i| seen.push(i),
+        );
+        assert_eq!(seen, (0..64).collect::<Vec<_>>());
+    }
 }

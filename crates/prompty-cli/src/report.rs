@@ -39,6 +39,21 @@ pub(crate) fn json<'a>(path: &Path, text: &str, index: &LineIndex, d: &'a Diagno
     }
 }
 
+/// One finding on one line, as compilers print them (`file:line:col: severity: message
+/// [CODE]`), for editors' problem matchers and `grep`.
+pub(crate) fn concise(path: &Path, text: &str, index: &LineIndex, f: &prompty_lint::Finding) -> String {
+    let d = &f.diagnostic;
+    let (line, column) = index.line_col(text, d.span.start);
+    let severity = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    };
+    let message = d.message.replace(['\n', '\r'], " ");
+    let fixable = if f.fix.is_some() { " (fixable with --fix)" } else { "" };
+    format!("{}:{line}:{column}: {severity}: {message} [{}]{fixable}", path.display(), d.code.id)
+}
+
 /// Escapes a GitHub workflow command's message.
 fn github_data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
@@ -75,6 +90,7 @@ pub(crate) fn github(path: &Path, text: &str, index: &LineIndex, d: &Diagnostic)
 }
 
 /// SARIF 2.1.0: one run of `prompty check`, rules from the catalog.
+#[derive(Default)]
 pub(crate) struct Sarif {
     results: Vec<serde_json::Value>,
 }
@@ -107,7 +123,7 @@ fn sarif_rules() -> Vec<serde_json::Value> {
             "id": code.id,
             "name": code.name,
             "shortDescription": {"text": doc},
-            "defaultConfiguration": {"level": "warning"},
+            "defaultConfiguration": {"level": sarif_level(prompty_syntax::codes::default_severity(*code))},
         })
     });
     let rules = prompty_lint::rules().map(|r| {
@@ -127,6 +143,11 @@ fn sarif_rules() -> Vec<serde_json::Value> {
 impl Sarif {
     pub(crate) fn new() -> Self {
         Self { results: Vec::new() }
+    }
+
+    /// Adds the results of another (one file's), after these.
+    pub(crate) fn extend(&mut self, other: Sarif) {
+        self.results.extend(other.results);
     }
 
     /// Adds one finding.

@@ -1099,8 +1099,10 @@ fn item5_check_human_over_one_long_line_is_clipped() {
     assert_eq!(out.stdout.matches("PL001(undeclared-variable)").count(), 20_000);
     // The 200 KB line is shown clipped around each finding, not whole 20,000 times.
     assert!(out.stdout.len() < 20_000 * 1_500, "{} bytes of output", out.stdout.len());
-    let last = body.rfind("{{v19999}}").unwrap_or_default() + 3;
-    assert!(out.stdout.contains(&format!("[line.prompty:5:{last}]")), "the last finding's byte column");
+    // Columns count characters (each `\u{e9}` is two bytes, one character).
+    let name_at = body.rfind("{{v19999}}").unwrap_or_default() + 2;
+    let last = body[..name_at].chars().count() + 1;
+    assert!(out.stdout.contains(&format!("[line.prompty:5:{last}]")), "the last finding's character column");
 }
 
 // Security issue, item 6: `prompty eval` never loses what it was given.

@@ -121,6 +121,12 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let driver = &log["runs"][0]["tool"]["driver"];
     let rules = driver["rules"].as_array().expect("rules");
     assert!(rules.iter().any(|r| r["id"] == "PL001" && r["name"] == "undeclared-variable"));
+    // Each rule's default level is its code's: loader codes are not all warnings.
+    let level = |id: &str| rules.iter().find(|r| r["id"] == id).map(|r| r["defaultConfiguration"]["level"].clone());
+    assert_eq!(level("P011"), Some("error".into()));
+    assert_eq!(level("P010"), Some("warning".into()));
+    assert_eq!(level("PL025"), Some("error".into()));
+    assert_eq!(level("PL002"), Some("warning".into()));
     let results = log["runs"][0]["results"].as_array().expect("results");
     assert!(results.len() > 25, "one result or more per fixture that fires");
     for r in results {
@@ -247,4 +253,117 @@ fn shipped_prompts_and_corpora_have_no_error_level_findings() {
         }
         assert!(per_file.values().all(|&n| n <= 3), "{per_file:?}");
     }
+}
+
+/// The codes of `check --format json` output, in order.
+fn codes_of(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["code"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn findings_do_not_depend_on_the_environment() {
+    let tmp = TempDir::new("env-independent");
+    tmp.write(
+        "a.prompty",
+        "---\nname: t\nmodel:\n  id: gpt-4o\n  connection:\n    kind: key\n    endpoint: ${env:PROMPTY_T_ENDPOINT}\n    apiKey: ${env:PROMPTY_T_AK}\n  options:\n    maxOutputTokens: 100\ninputs:\n  kind_from_env:\n    kind: ${env:PROMPTY_T_KIND:string}\n  bad: '${env:PROMPTY T}'\n---\nuser:\n{{kind_from_env}} {{bad}}\n",
+    );
+    let args = ["check", "--format", "json", "a.prompty"];
+    let unset = prompty(&tmp.0, &args);
+    let set = {
+        let out = Command::new(env!("CARGO_BIN_EXE_prompty"))
+            .args(args)
+            .current_dir(&tmp.0)
+            .env("NO_COLOR", "1")
+            .env("PROMPTY_T_ENDPOINT", "https://example.invalid")
+            .env("PROMPTY_T_AK", "sk-live-should-never-show-1234")
+            .env("PROMPTY_T_KIND", "strng")
+            .output()
+            .expect("runs");
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+    assert_eq!(set.stdout, unset.stdout, "same findings with and without the variables");
+    assert_eq!((set.code, set.stderr), (unset.code, unset.stderr));
+    // The endpoint gets the default advice; the key (a credential) does not; the malformed
+    // name is reported; nothing read from the environment is checked or shown.
+    assert_eq!(codes_of(&unset.stdout), ["PL013", "P026"], "{}", unset.stdout);
+    assert!(!unset.stdout.contains("sk-live") && !unset.stdout.contains("strng"));
+}
+
+#[test]
+fn v1_advice_only_when_selected_for_promptflow_files() {
+    let tmp = TempDir::new("p030");
+    tmp.write(
+        "flow.prompty",
+        "---\nname: t\nmodel:\n  api: chat\n  configuration:\n    type: azure_openai\n    azure_deployment: gpt-4o\ninputs:\n  q:\n    type: string\n---\nuser:\n{{q}}\n",
+    );
+    let codes = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend(args);
+        all.push("flow.prompty");
+        codes_of(&prompty(&tmp.0, &all).stdout)
+    };
+    assert!(!codes(&[]).contains(&"P030".to_owned()), "off by default for a promptflow file");
+    assert!(!codes(&["--select", "ALL"]).contains(&"P030".to_owned()), "ALL is the default, not a request");
+    assert!(codes(&["--select", "P030"]).contains(&"P030".to_owned()), "on when selected by code");
+    assert!(codes(&["--extend-select", "v1-construct"]).contains(&"P030".to_owned()), "or by name");
+    tmp.write("prompty.toml", "[lint]\nselect = [\"ALL\", \"P030\"]\n");
+    assert!(codes(&[]).contains(&"P030".to_owned()), "or in prompty.toml");
+}
+
+#[test]
+fn input_cases_are_checked_beside_their_prompt() {
+    let tmp = TempDir::new("cases");
+    tmp.write("s.prompty", "---\nname: s\ninputs:\n  text: {kind: string, required: true}\n---\nuser:\n{{text}}\n");
+    tmp.write("s.cases.yaml", "short:\n  txt: hello\n");
+    let run = prompty(&tmp.0, &["check", "--format", "concise", "s.prompty"]);
+    assert_eq!(run.code, Some(1), "a case without a required input is an error: {}", run.stdout);
+    assert!(run.stdout.contains("s.cases.yaml:1:1: error: case `short` lacks the required input `text` [PL027]"));
+    assert!(run.stdout.contains("s.cases.yaml:2:3: warning: case `short` gives `txt`"), "{}", run.stdout);
+    assert!(run.stdout.contains("did you mean") || run.stdout.contains("`txt`"));
+    // Ignored like any code; a folder with the name is not a cases file.
+    let quiet = prompty(&tmp.0, &["check", "--ignore", "PL027", "s.prompty"]);
+    assert_eq!(quiet.code, Some(0), "{}", quiet.stdout);
+    std::fs::remove_file(tmp.0.join("s.cases.yaml")).expect("rm");
+    std::fs::create_dir(tmp.0.join("s.cases.yaml")).expect("mkdir");
+    assert_eq!(prompty(&tmp.0, &["check", "s.prompty"]).code, Some(0));
+}
+
+#[test]
+fn standard_input_is_read_up_to_the_size_limit() {
+    use std::io::Write;
+    let tmp = TempDir::new("stdin-huge");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["check", "--format", "concise", "-"])
+        .current_dir(&tmp.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // 20 MiB, more than the loader accepts; the writer may see the pipe close early.
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 1 << 20];
+        for _ in 0..20 {
+            if stdin.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("runs");
+    let _ = writer.join();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("[P007]"), "{stdout}");
+    // `--fix` cannot rewrite standard input.
+    let fix = prompty(&tmp.0, &["check", "--fix", "-"]);
+    assert_eq!(fix.code, Some(2));
+    assert!(fix.stderr.contains("--fix cannot rewrite standard input"), "{}", fix.stderr);
 }

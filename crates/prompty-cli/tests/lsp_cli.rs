@@ -264,7 +264,8 @@ fn lsp_matches_check_on_every_prompt_we_have() {
             json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}}),
         );
     }
-    assert!(compared > 50, "{compared} diagnostics compared");
+    // (Fewer than the files' v1 constructs: `P030` is off for promptflow files by default.)
+    assert!(compared > 40, "{compared} diagnostics compared");
     server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
     server.next(|m| m.get("id") == Some(&json!(2)));
     server.send(json!({"jsonrpc": "2.0", "method": "exit"}));

@@ -60,6 +60,6 @@ pub use error::{Error, ErrorCategory, Result};
 pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, Usage};
 pub use evaluator::Evaluator;
 pub use extract::{AnswerFormat, Extracted};
-pub use metadata::schema as evaluator_schema;
+pub use metadata::{key_names as evaluator_keys, schema as evaluator_schema};
 pub use summary::{Gates, MaxUnknown, Pricing, RunSummary};
 pub use verdict::{Direction, OutOfRange, ScoreRange, Threshold, Verdict};

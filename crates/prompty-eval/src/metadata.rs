@@ -10,6 +10,11 @@ use crate::evaluation::ScoreForm;
 use crate::extract::AnswerFormat;
 use crate::verdict::{Direction, ScoreRange, Threshold};
 
+/// The names of the keys the block accepts, in the order the schema lists them.
+pub fn key_names() -> Vec<&'static str> {
+    KEYS.iter().map(|(name, _)| *name).collect()
+}
+
 /// The keys of the block, each with the JSON Schema of its value (JSON text): read by
 /// [`EvaluatorConfig::from_block`] and described by [`schema`].
 const KEYS: &[(&str, &str)] = &[

@@ -183,8 +183,9 @@ pub struct Report {
     pub suppressed: usize,
 }
 
-/// The loader's diagnostics plus the rules' findings, filtered by `selection` and by the
-/// file's inline suppression comments (`# prompty: ignore[CODE]` in the front matter for the
+/// The loader's diagnostics plus the rules' findings, filtered by `selection` (`P030`, v1
+/// constructs, only when selected by its code or name for files detected as promptflow)
+/// and by the file's inline suppression comments (`# prompty: ignore[CODE]` in the front matter for the
 /// whole file, `{# prompty: ignore[CODE] #}` on the line before a body line).
 pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
     let mut all: Vec<Finding> = loader_fixes::with_fixes(text, loaded);
@@ -193,11 +194,28 @@ pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
     // A finding about a suppression comment is never silenced by one.
     let silenced = |f: &Finding| f.diagnostic.code != rules::InvalidSuppression::META.code && suppressions.covers(f);
     let before = all.len();
+    // Promptflow cannot read v2 spellings: their advice is for those who ask for it.
+    let promptflow = loaded.prompt.as_ref().is_some_and(|p| p.profile == prompty_syntax::Profile::Promptflow);
+    let wanted = |code: &str| {
+        selection.is_selected(code)
+            && !(promptflow && code == prompty_syntax::codes::LEGACY_KEY.id && !selection.is_explicit(code))
+    };
     let mut findings: Vec<Finding> =
-        all.into_iter().filter(|f| selection.is_selected(f.diagnostic.code.id) && !silenced(f)).collect();
+        all.into_iter().filter(|f| wanted(f.diagnostic.code.id) && !silenced(f)).collect();
     let suppressed = before - findings.len();
     sort(&mut findings);
     Report { findings, suppressed }
+}
+
+/// The findings in a prompt's input cases file (`<name>.cases.yaml`, as `prompty
+/// snapshot` reads it) with `text` its content: spans are into `text`. Filtered by
+/// `selection` (code `PL027`); nothing when the prompt could not be loaded.
+pub fn check_cases(text: &str, loaded: &Loaded, selection: &Selection) -> Vec<Finding> {
+    let Some(prompt) = &loaded.prompt else { return Vec::new() };
+    let mut findings = rules::check_cases(text, prompt);
+    findings.retain(|f| selection.is_selected(f.diagnostic.code.id));
+    sort(&mut findings);
+    findings
 }
 
 fn sort(findings: &mut [Finding]) {

@@ -6,9 +6,13 @@ use std::fmt;
 use crate::all_codes;
 
 /// A set of enabled codes. The default selects everything.
+///
+/// A few codes are off for some files unless a selector names them exactly (by code or
+/// name, not by a prefix or `ALL`): see [`Selection::is_explicit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
     enabled: BTreeSet<&'static str>,
+    explicit: BTreeSet<&'static str>,
 }
 
 impl Default for Selection {
@@ -38,6 +42,12 @@ impl fmt::Display for SelectorError {
 
 impl std::error::Error for SelectorError {}
 
+/// The code a selector names exactly (`P030`, `v1-construct`), if it does.
+fn exact(selector: &str) -> Option<&'static str> {
+    let s = selector.trim();
+    all_codes().find(|c| c.id == s || c.name == s).map(|c| c.id)
+}
+
 /// The codes a selector names: `ALL`, a code (`PL001`), a prefix (`PL0`, `P0`) or a rule
 /// name (`unused-input`).
 pub fn resolve(selector: &str) -> Result<Vec<&'static str>, SelectorError> {
@@ -57,16 +67,14 @@ pub fn resolve(selector: &str) -> Result<Vec<&'static str>, SelectorError> {
 impl Selection {
     /// Every code.
     pub fn all() -> Self {
-        Self { enabled: all_codes().map(|c| c.id).collect() }
+        Self { enabled: all_codes().map(|c| c.id).collect(), explicit: BTreeSet::new() }
     }
 
     /// Only the codes the selectors name.
     pub fn only<S: AsRef<str>>(selectors: &[S]) -> Result<Self, SelectorError> {
-        let mut enabled = BTreeSet::new();
-        for s in selectors {
-            enabled.extend(resolve(s.as_ref())?);
-        }
-        Ok(Self { enabled })
+        let mut selection = Self { enabled: BTreeSet::new(), explicit: BTreeSet::new() };
+        selection.select(selectors)?;
+        Ok(selection)
     }
 
     /// Turns off the codes the selectors name.
@@ -74,6 +82,7 @@ impl Selection {
         for s in selectors {
             for code in resolve(s.as_ref())? {
                 self.enabled.remove(code);
+                self.explicit.remove(code);
             }
         }
         Ok(())
@@ -83,6 +92,7 @@ impl Selection {
     pub fn select<S: AsRef<str>>(&mut self, selectors: &[S]) -> Result<(), SelectorError> {
         for s in selectors {
             self.enabled.extend(resolve(s.as_ref())?);
+            self.explicit.extend(exact(s.as_ref()));
         }
         Ok(())
     }
@@ -90,6 +100,13 @@ impl Selection {
     /// Whether `code` is reported.
     pub fn is_selected(&self, code: &str) -> bool {
         self.enabled.contains(code)
+    }
+
+    /// Whether a selector named `code` exactly (by code or rule name) and no later one
+    /// turned it off. `P030` (v1 constructs) is reported for promptflow files only then:
+    /// promptflow cannot read the v2 spellings it advises.
+    pub fn is_explicit(&self, code: &str) -> bool {
+        self.explicit.contains(code) && self.enabled.contains(code)
     }
 }
 
@@ -108,5 +125,11 @@ mod tests {
         let err = Selection::only(&["PL9999"]).expect_err("unknown");
         assert_eq!(err.to_string(), "`PL9999` matches no code");
         assert_eq!(resolve("unused-inputs").expect_err("typo").suggestion, Some("unused-input"));
+        // Only a selector that names a code exactly makes it explicit; `ignore` undoes it.
+        let mut s = Selection::only(&["P0", "v1-construct"]).expect("select");
+        assert!(s.is_explicit("P030") && !s.is_explicit("P031") && s.is_selected("P031"));
+        s.ignore(&["P030"]).expect("ignore");
+        assert!(!s.is_explicit("P030"));
+        assert!(!Selection::all().is_explicit("P030") && !Selection::only(&["ALL"]).expect("all").is_explicit("P030"));
     }
 }

@@ -68,6 +68,11 @@ pub(crate) struct Template {
     pub(crate) exprs: Vec<Range<usize>>,
     /// Whether the body parsed.
     pub(crate) parsed: bool,
+    /// Mustache `{{.}}` tags (the current item, HTML-escaped).
+    pub(crate) escaped_items: Vec<Range<usize>>,
+    /// Jinja variables the template tests with `is defined` or `is undefined`: the author
+    /// expects them to be missing at times.
+    pub(crate) guarded: std::collections::HashSet<String>,
 }
 
 impl Template {
@@ -309,6 +314,9 @@ impl JinjaWalker<'_> {
                 self.args(&f.args);
             }
             Expr::Test(t) => {
+                if let (Expr::Var(v), "defined" | "undefined") = (&t.expr, t.name) {
+                    self.t.guarded.insert(v.id.to_owned());
+                }
                 self.expr(&t.expr);
                 self.args(&t.args);
             }
@@ -344,6 +352,7 @@ fn mustache(body: &str) -> Template {
             depth: v.section_depth,
         })
         .collect();
+    t.escaped_items = compiled.escaped_implicit_iterators();
     t
 }
 

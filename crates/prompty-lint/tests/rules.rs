@@ -22,8 +22,14 @@ fn host() -> MapHost {
 fn check(name: &str) -> (String, Vec<Finding>) {
     let path = fixtures().join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let options = LoadOptions { path: Some(path), lint: true, ..LoadOptions::default() };
+    let options = LoadOptions { path: Some(path.clone()), lint: true, ..LoadOptions::default() };
     let loaded = load_str(&text, &host(), &options);
+    // A prompt with an input cases file: the cases file's findings, against its text.
+    let cases = path.with_extension("cases.yaml");
+    if let Ok(cases_text) = std::fs::read_to_string(&cases) {
+        let findings = prompty_lint::check_cases(&cases_text, &loaded, &Selection::all());
+        return (cases_text, findings);
+    }
     let report = prompty_lint::check(&text, &loaded, &Selection::all());
     // The loader's own messages are snapshotted by its tests; here only the code under test
     // and the rules speak.

@@ -182,6 +182,20 @@ impl Template {
         out
     }
 
+    /// The byte ranges of the `{{.}}` tags (the implicit iterator, HTML-escaped), in source
+    /// order, skipping what never renders as [`Template::variables`] does.
+    ///
+    /// ```
+    /// let template = prompty_mustache::Template::compile("{{#xs}}{{.}} {{{.}}}{{/xs}}")?;
+    /// assert_eq!(template.escaped_implicit_iterators(), [7..12]);
+    /// # Ok::<(), prompty_mustache::Error>(())
+    /// ```
+    pub fn escaped_implicit_iterators(&self) -> Vec<Range<usize>> {
+        let mut all = Vec::new();
+        collect_implicit(&self.inner, &self.inner.nodes, &mut all);
+        all
+    }
+
     /// The literal text of the template: each run of source text it writes as written, in
     /// source order (tags, comments and standalone lines left out), with the delimiters in
     /// effect there. Runs inside sections, blocks and parent arguments are included.
@@ -202,6 +216,28 @@ impl Template {
         collect_literals(&self.inner, &self.inner.nodes, true, &mut out);
         out.sort_by_key(|l| l.span.start);
         out
+    }
+}
+
+fn collect_implicit(inner: &Inner, nodes: &[Node], out: &mut Vec<Range<usize>>) {
+    for node in nodes {
+        match node {
+            Node::Var { name, escape: true, tag } if inner.slice(name.span) == "." => out.push(tag.range()),
+            Node::Section { body, .. } => collect_implicit(inner, body, out),
+            Node::Parent { args, .. } => {
+                for &index in args {
+                    if let Some(block) = inner.blocks.get(index) {
+                        collect_implicit(inner, &block.body, out);
+                    }
+                }
+            }
+            Node::Block { index } => {
+                if let Some(block) = inner.blocks.get(*index) {
+                    collect_implicit(inner, &block.body, out);
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -34,7 +34,17 @@ codes! {
     FILE_PARSE = "P023", "file-reference-invalid", "A file loaded by `${file:path}` is not valid JSON or YAML.";
     UNKNOWN_REFERENCE = "P024", "unknown-reference", "A `${protocol:...}` reference with a protocol other than `env` or `file`.";
     REFERENCE_DEPTH = "P025", "reference-too-deep", "`${file:}` references nest too deeply or form a cycle.";
+    BAD_ENV_NAME = "P026", "invalid-env-reference", "`${env:NAME}` whose name is not an environment variable name.";
+    NUMBER_KIND = "P027", "number-kind", "`kind: number`, which the reference runtimes read as `float`.";
     LEGACY_KEY = "P030", "v1-construct", "A v1 (promptflow) construct; it has a v2 spelling.";
     MIXED_VERSIONS = "P031", "mixed-versions", "The file mixes v1 and v2 spellings of the same thing.";
     NON_PORTABLE_FORMAT = "P032", "non-portable-format", "A template format only some runtimes accept (`nunjucks`).";
+}
+
+/// The level a loader code is reported at, for catalogs (SARIF's `defaultConfiguration`,
+/// `--list-rules`). `P020` (`env-not-set`) is a warning in the promptflow profile, where the
+/// value stays literal; every other code always has this level.
+pub fn default_severity(code: Code) -> crate::Severity {
+    let warnings = [EMPTY_FILE, UNKNOWN_KEY, UNKNOWN_REFERENCE, BAD_ENV_NAME, NUMBER_KIND, LEGACY_KEY, MIXED_VERSIONS];
+    if warnings.contains(&code) { crate::Severity::Warning } else { crate::Severity::Error }
 }

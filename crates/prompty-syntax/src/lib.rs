@@ -45,7 +45,7 @@ pub use model::{
 };
 pub use refs::{Reference, parse_reference};
 pub use schema::{front_matter_schema, front_matter_schema_with};
-pub use secret::{Secret, Secrets};
+pub use secret::{Secret, Secrets, is_secret_field};
 pub use suggest::did_you_mean;
 
 /// The largest file the loader accepts.
@@ -70,8 +70,10 @@ pub struct LoadOptions {
     pub allowed_roots: Vec<PathBuf>,
     /// The profile.
     pub profile: ProfileChoice,
-    /// Linting, not running: an unset `${env:}` variable is a warning (the environment at
-    /// lint time is not the one the prompt will run in), not an error.
+    /// Linting, not running: `${env:}` references are never resolved from the environment
+    /// (the environment at lint time is not the one the prompt will run in, and findings
+    /// must not depend on it). A default stands in for the value; a reference without one
+    /// stays literal; a malformed name is a `P026` warning.
     pub lint: bool,
 }
 

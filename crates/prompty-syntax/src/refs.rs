@@ -38,6 +38,8 @@ struct Walk<'a> {
     roots: &'a [PathBuf],
     depth: usize,
     spent: &'a Spent,
+    /// The value under the current key holds a credential (`apiKey`...): no default is advised.
+    secret_field: bool,
 }
 
 /// What one load has spent on `${file:}` references so far.
@@ -78,6 +80,13 @@ fn take_till_last_brace(s: &str) -> IResult<&str, &str> {
     }
 }
 
+/// Whether `name` can name an environment variable: not empty, no whitespace, no `=` (which
+/// ends a name in the environment block) and no `$`, `{` or `}` (a reference written inside
+/// another).
+fn is_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.chars().any(|c| c.is_whitespace() || matches!(c, '=' | '$' | '{' | '}'))
+}
+
 /// Splits `NAME[:default]`; the default may itself contain `:`.
 pub(crate) fn split_env(value: &str) -> (&str, Option<&str>) {
     let parsed: IResult<&str, (&str, Option<&str>)> =
@@ -95,7 +104,7 @@ pub(crate) struct Resolver<'a> {
     pub(crate) allowed_roots: &'a [PathBuf],
     /// v1 leaves unset variables literal instead of failing.
     pub(crate) profile: Profile,
-    /// Unset variables are warnings when linting.
+    /// Linting: the environment is never read (see [`Resolver::lint_env`]).
     pub(crate) lint: bool,
 }
 
@@ -105,7 +114,11 @@ impl Resolver<'_> {
     pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Secrets {
         let roots = self.roots();
         let spent = Spent::default();
-        self.walk(node, Walk { dir: self.base_dir.as_deref(), roots: &roots, depth: 0, spent: &spent }, diags);
+        self.walk(
+            node,
+            Walk { dir: self.base_dir.as_deref(), roots: &roots, depth: 0, spent: &spent, secret_field: false },
+            diags,
+        );
         spent.secrets.into_inner()
     }
 
@@ -127,8 +140,9 @@ impl Resolver<'_> {
                 }
             }
             NodeValue::Map(entries) => {
-                for (_, v) in entries {
-                    self.walk(v, at, diags);
+                for (k, v) in entries {
+                    let secret_field = crate::secret::is_secret_field(&k.key_string());
+                    self.walk(v, Walk { secret_field, ..at }, diags);
                 }
             }
             NodeValue::String(s) => {
@@ -151,27 +165,21 @@ impl Resolver<'_> {
         match r.protocol.to_ascii_lowercase().as_str() {
             "env" => {
                 let (name, default) = split_env(r.value);
+                if self.lint {
+                    return self.lint_env(name, default, span, diags);
+                }
+                // A credential gets no default: the advice is to set it.
+                let help = if at.secret_field {
+                    format!("set {name} where the prompt runs")
+                } else {
+                    format!("set {name}, or give a default: ${{env:{name}:value}}")
+                };
                 match (self.host.env(name), default) {
                     (Some(v), _) => {
                         at.spent.secrets.borrow_mut().add(name, &v);
                         Some(Node { value: NodeValue::String(v), span: span.clone() })
                     }
                     (None, Some(d)) => Some(Node { value: NodeValue::String(d.to_owned()), span: span.clone() }),
-                    (None, None) if self.lint && self.profile == Profile::Spec => {
-                        diags.push(
-                            Diagnostic::warning(
-                                codes::ENV_NOT_SET,
-                                span.clone(),
-                                format!(
-                                    "Environment variable '{name}' is not set here; loading will fail where it is unset"
-                                ),
-                            )
-                            .with_help(format!(
-                                "set {name} where the prompt runs, or give a default: ${{env:{name}:value}}"
-                            )),
-                        );
-                        None
-                    }
                     (None, None) if self.profile == Profile::Promptflow => {
                         diags.push(
                             Diagnostic::warning(
@@ -179,7 +187,7 @@ impl Resolver<'_> {
                                 span.clone(),
                                 format!("Environment variable '{name}' not set; the value stays literal"),
                             )
-                            .with_help(format!("set {name}, or give a default: ${{env:{name}:value}}")),
+                            .with_help(help),
                         );
                         None
                     }
@@ -190,7 +198,7 @@ impl Resolver<'_> {
                                 span.clone(),
                                 format!("Environment variable '{name}' not set"),
                             )
-                            .with_help(format!("set {name}, or give a default: ${{env:{name}:value}}")),
+                            .with_help(help),
                         );
                         None
                     }
@@ -211,6 +219,31 @@ impl Resolver<'_> {
         }
     }
 
+    /// A reference as `check` sees it: the environment is never read, so that a file gives
+    /// the same findings on every machine. The default stands in for the value; without
+    /// one the reference stays literal (PL013 reports a missing default where one helps).
+    fn lint_env(
+        &self,
+        name: &str,
+        default: Option<&str>,
+        span: &std::ops::Range<usize>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Node> {
+        if !is_env_name(name) {
+            let shown = if name.is_empty() { "an empty name".to_owned() } else { format!("`{name}`") };
+            diags.push(
+                Diagnostic::warning(
+                    codes::BAD_ENV_NAME,
+                    span.clone(),
+                    format!("`${{env:...}}` names {shown}, which is not an environment variable name"),
+                )
+                .with_help("write `${env:NAME}` or `${env:NAME:default}`, NAME without spaces, `=`, `$` or braces"),
+            );
+            return None;
+        }
+        default.map(|d| Node { value: NodeValue::String(d.to_owned()), span: span.clone() })
+    }
+
     fn load_file(
         &self,
         rel: &str,
@@ -218,7 +251,7 @@ impl Resolver<'_> {
         at: Walk<'_>,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Node> {
-        let Walk { dir, roots, depth, spent } = at;
+        let Walk { dir, roots, depth, spent, .. } = at;
         let err = |code, msg: String, help: &str| Diagnostic::error(code, span.clone(), msg).with_help(help.to_owned());
         if depth >= MAX_FILE_DEPTH {
             diags.push(err(
@@ -322,7 +355,11 @@ impl Resolver<'_> {
         let mut node = Node::synthetic(&value, span.clone());
         if !matches!(node.value, NodeValue::String(_)) {
             let sub_dir = canonical.parent().map(Path::to_path_buf);
-            self.walk(&mut node, Walk { dir: sub_dir.as_deref(), depth: at.depth + 1, ..at }, diags);
+            self.walk(
+                &mut node,
+                Walk { dir: sub_dir.as_deref(), depth: at.depth + 1, secret_field: false, ..at },
+                diags,
+            );
         }
         Some(node)
     }

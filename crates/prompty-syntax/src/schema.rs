@@ -4,7 +4,10 @@
 //! `# yaml-language-server: $schema=prompty.schema.json` as the first front matter line.
 //!
 //! The keys and their schemas come from [`keys`], the lists the loader checks
-//! keys against. `metadata` is free-form: a tool that keeps settings there (prompty-eval's
+//! keys against. Objects the format closes (the top level, `model`, its options,
+//! connections, properties, tools, `template` and the engine configs) have
+//! `additionalProperties: false`, so an editor flags a misspelt key where the loader warns
+//! (`P010`); `metadata` stays open. `metadata` is free-form: a tool that keeps settings there (prompty-eval's
 //! `metadata.evaluator`) adds its own fragment with [`front_matter_schema_with`].
 //!
 //! ```
@@ -62,13 +65,14 @@ pub fn front_matter_schema_with(metadata_blocks: &[(&str, Value)]) -> Value {
         "description": "Front matter of a .prompty file: Prompty v2 keys, and the v1 (promptflow) keys this toolkit also reads.",
         "type": "object",
         "properties": top,
+        "additionalProperties": false,
         "$defs": {
             "metadata": {
                 "type": "object",
                 "description": "Free-form metadata: tools keep their own settings here, each under its own key.",
                 "properties": metadata
             },
-            "model": {"type": "object", "properties": model},
+            "model": {"type": "object", "properties": model, "additionalProperties": false},
             "options": {
                 "type": "object",
                 "description": "Generation options, translated to each provider's parameter names.",
@@ -79,13 +83,14 @@ pub fn front_matter_schema_with(metadata_blocks: &[(&str, Value)]) -> Value {
                 "type": "object",
                 "description": "How to reach the model: a `kind` and the fields of that kind.",
                 "properties": connection,
-                "required": ["kind"]
+                "required": ["kind"],
+                "additionalProperties": false
             },
             "template": {"type": "object", "properties": properties(keys::TEMPLATE), "additionalProperties": false},
             "format": {"enum": FORMATS, "description": "The template engine: `jinja2` (the default), `mustache` or `handlebars`."},
-            "formatConfig": {"type": "object", "properties": properties(keys::FORMAT), "required": ["kind"]},
+            "formatConfig": {"type": "object", "properties": properties(keys::FORMAT), "required": ["kind"], "additionalProperties": false},
             "parser": {"enum": PARSERS, "description": "The role-line parser."},
-            "parserConfig": {"type": "object", "properties": properties(keys::PARSER), "required": ["kind"]},
+            "parserConfig": {"type": "object", "properties": properties(keys::PARSER), "required": ["kind"], "additionalProperties": false},
             "properties": {
                 "oneOf": [
                     {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/property"}, {"required": ["name"]}]}},
@@ -97,8 +102,8 @@ pub fn front_matter_schema_with(metadata_blocks: &[(&str, Value)]) -> Value {
                     }}
                 ]
             },
-            "property": {"type": "object", "properties": property},
-            "tool": {"type": "object", "properties": tool, "required": ["kind"]}
+            "property": {"type": "object", "properties": property, "additionalProperties": false},
+            "tool": {"type": "object", "properties": tool, "required": ["kind"], "additionalProperties": false}
         }
     })
 }

@@ -23,6 +23,14 @@ use serde_json::{Map, Value};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Connection, Model, Prompt, Property, Tool};
 
+/// Whether a front-matter key holds a credential (`apiKey`, `api_key`, `clientSecret`,
+/// `password`, `token`...): compared without case, `_` or `-`. Such a value belongs in the
+/// environment, with no default.
+pub fn is_secret_field(key: &str) -> bool {
+    let k: String = key.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    ["apikey", "secret", "clientsecret", "password", "token", "accesstoken", "bearertoken"].contains(&k.as_str())
+}
+
 /// One value an environment variable supplied.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret {

@@ -36,6 +36,8 @@ pub(crate) struct SourceLines<'a> {
     name: String,
     text: &'a str,
     starts: Vec<usize>,
+    /// Character columns, in time independent of the line's length.
+    index: prompty_syntax::LineIndex,
 }
 
 impl<'a> SourceLines<'a> {
@@ -49,7 +51,7 @@ impl<'a> SourceLines<'a> {
                 starts.push(i + 1);
             }
         }
-        SourceLines { name: name.to_owned(), text, starts }
+        SourceLines { name: name.to_owned(), text, starts, index: prompty_syntax::LineIndex::new(text) }
     }
 
     /// The 0-based line holding byte `offset`.
@@ -101,7 +103,6 @@ impl<'a> SourceLines<'a> {
         let mut text = String::new();
         // Kept pieces: (file offset, excerpt offset, length).
         let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
-        let mut column_shift = 0isize;
         let keep = |text: &mut String, pieces: &mut Vec<(usize, usize, usize)>, range: Range<usize>| {
             let piece = self.text.get(range.clone()).unwrap_or_default();
             pieces.push((range.start, start + text.len(), piece.len()));
@@ -132,10 +133,6 @@ impl<'a> SourceLines<'a> {
             let mut at = ls;
             for (from, to) in windows {
                 if from > at {
-                    if index == first_span_line && at == ls && (from..=to).contains(&s) {
-                        // miette's columns count bytes.
-                        column_shift = (from - ls) as isize - ELLIPSIS.len() as isize;
-                    }
                     text.push_str(ELLIPSIS);
                 }
                 keep(&mut text, &mut pieces, from..to);
@@ -156,7 +153,11 @@ impl<'a> SourceLines<'a> {
                 .map_or(start, |&(file, excerpt, len)| excerpt + (x - file).min(len))
         };
         let (vs, ve) = (map(s), map(e));
-        let excerpt = Excerpt { text, offset: start, line: first, shifted: (vs, column_shift) };
+        // The header's column counts characters, as editors and the other formats do
+        // (miette's own counts bytes), and counts what clipping left out.
+        let line_start = self.starts.get(first_span_line).copied().unwrap_or(0);
+        let column = self.index.line_col(self.text, s).1 - self.index.line_col(self.text, line_start).1;
+        let excerpt = Excerpt { text, offset: start, line: first, header: (vs, column) };
         (NamedSource::new(self.name.clone(), excerpt), vs..ve.max(vs))
     }
 }
@@ -168,16 +169,16 @@ pub(crate) struct Excerpt {
     text: String,
     offset: usize,
     line: usize,
-    /// The span's start in excerpt coordinates, and how many more bytes than the excerpt
-    /// shows stand before it on its line (what clipping removed, less the `…`).
-    shifted: (usize, isize),
+    /// The span's start in excerpt coordinates, and its 0-based column in characters in
+    /// the file.
+    header: (usize, usize),
 }
 
 impl Excerpt {
     /// The whole of `text` as one excerpt (what miette would read without this module).
     #[cfg(test)]
     fn whole(text: &str) -> Self {
-        Excerpt { text: visible(text), offset: 0, line: 0, shifted: (0, 0) }
+        Excerpt { text: visible(text), offset: 0, line: 0, header: (usize::MAX, 0) }
     }
 }
 
@@ -195,9 +196,9 @@ impl SourceCode for Excerpt {
             context_lines_after,
         )?;
         let mut column = inner.column();
-        // The column of the span itself (the header's line:column) counts the clipped text.
-        if context_lines_before == 0 && span.offset() == self.shifted.0 {
-            column = column.saturating_add_signed(self.shifted.1);
+        // The column of the span itself (the header's line:column).
+        if context_lines_before == 0 && span.offset() == self.header.0 {
+            column = self.header.1;
         }
         Ok(Box::new(MietteSpanContents::new(
             inner.data(),
@@ -256,6 +257,23 @@ mod tests {
         }
     }
 
+    /// `report` with the byte column of its `[file:line:column]` header (the span starting
+    /// at `start`) turned into a character column.
+    fn in_characters(report: &str, text: &str, start: usize) -> String {
+        let Some(open) = report.find("[f.prompty:") else { return report.to_owned() };
+        let close = open + report[open..].find(']').unwrap_or_default();
+        let header = &report[open + 1..close];
+        let (prefix, _) = header.rsplit_once(':').unwrap_or_default();
+        // The line starts after the last `\n` or lone `\r` before the span.
+        let bytes = text.as_bytes();
+        let line_start = (0..start)
+            .rev()
+            .find(|&i| bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
+            .map_or(0, |i| i + 1);
+        let column = text[line_start..start].chars().count() + 1;
+        format!("{}[{prefix}:{column}]{}", &report[..open], &report[close + 1..])
+    }
+
     /// Every span over texts with LF, CRLF and lone CR line ends, multi-byte characters,
     /// control characters and empty lines draws exactly as from the whole file.
     #[test]
@@ -279,6 +297,8 @@ mod tests {
                     let (source, span) = lines.excerpt(start..end);
                     assert_eq!(span, start..end, "no line is long enough to clip");
                     let part = draw(source, span);
+                    // The header's column counts characters where miette's counts bytes.
+                    let whole = in_characters(&whole, text, start);
                     assert_eq!(part, whole, "span {start}..{end} of {text:?}");
                     checked += 1;
                 }
@@ -299,16 +319,18 @@ mod tests {
             let text = format!("first\n{long}\nSPAN{long}\n{long}\nlast\n");
             let lines = SourceLines::new("f", &text);
             let at = text.find("SPAN").unwrap_or_default();
-            // The span's start stays whole; then one `\u{e9}x` two thirds into the line.
+            // The span's start stays whole; then one `\u{e9}x` two thirds into the line
+            // (columns count characters: `\u{e9}x` is three bytes, two characters).
             let deep = 4 + 3 * (units / 3);
-            for (real, column) in [(at..at + 4, 1), (at + deep..at + deep + 3, deep + 1)] {
+            for (real, column) in [(at..at + 4, 1), (at + deep..at + deep + 3, 4 + 2 * (units / 3) + 1)] {
                 let (source, span) = lines.excerpt(real.clone());
                 let out = draw(source, span);
                 assert!(out.len() < 2_000, "{} bytes:\n{out}", out.len());
                 assert!(out.contains(&format!("[f:3:{column}]")), "{out}");
                 if units == 1_000 {
                     let whole = draw(NamedSource::new("f", Excerpt::whole(&text)), real.clone());
-                    assert_eq!(header(&out), header(&whole));
+                    let whole = in_characters(&whole.replace("[f:", "[f.prompty:"), &text, real.start);
+                    assert_eq!(header(&out), header(&whole.replace("[f.prompty:", "[f:")));
                 }
                 let shown: Vec<&str> = out.lines().collect();
                 let row = shown.iter().position(|l| l.starts_with(" 3 \u{2502}")).unwrap_or_default();

@@ -10,8 +10,9 @@ declare_rule! {
     /// Reports `${env:NAME}` without a default (`${env:NAME:default}`) for a value that is
     /// not a secret, when the loader did not already report the variable as unset.
     ///
-    /// Names that look like secrets (`KEY`, `SECRET`, `TOKEN`, `PASSWORD`, `CREDENTIAL`)
-    /// are not reported: a secret should have no default.
+    /// Secret-bearing fields (`apiKey`, `password`, `token`...) and names that look like
+    /// secrets (`KEY`, `SECRET`, `TOKEN`, `PASSWORD`, `CREDENTIAL`) are not reported: a
+    /// secret should have no default.
     ///
     /// ## Why is this bad?
     /// A v2 prompt that references an unset variable without a default fails to load. For
@@ -53,12 +54,15 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         .loaded
         .diagnostics
         .iter()
-        .filter(|d| d.code == codes::ENV_NOT_SET)
+        .filter(|d| d.code == codes::ENV_NOT_SET || d.code == codes::BAD_ENV_NAME)
         .map(|d| (d.span.start, d.span.end))
         .collect();
-    walk_strings(front, &mut Vec::new(), &mut |_, node| {
+    walk_strings(front, &mut Vec::new(), &mut |path, node| {
         let Some(r) = node.as_str().and_then(prompty_syntax::parse_reference) else { return };
         if !r.protocol.eq_ignore_ascii_case("env") || r.value.contains(':') || secret_like(r.value) {
+            return;
+        }
+        if path.last().is_some_and(|k| prompty_syntax::is_secret_field(k)) {
             return;
         }
         if reported.contains(&(node.span.start, node.span.end)) {

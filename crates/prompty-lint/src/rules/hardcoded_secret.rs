@@ -33,11 +33,6 @@ declare_rule! {
     }
 }
 
-fn secret_key(key: &str) -> bool {
-    let k: String = key.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
-    ["apikey", "secret", "clientsecret", "password", "token", "accesstoken", "bearertoken"].contains(&k.as_str())
-}
-
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(front) = &cx.front else { return };
     walk_strings(front, &mut Vec::new(), &mut |path, node| {
@@ -47,7 +42,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         if path.first().is_some_and(|p| p == "inputs" || p == "outputs" || p == "metadata") {
             return;
         }
-        if !secret_key(key) || value.trim().is_empty() || value.contains("${") {
+        if !prompty_syntax::is_secret_field(key) || value.trim().is_empty() || value.contains("${") {
             return;
         }
         out.push(

@@ -5,7 +5,9 @@ use crate::context::Context;
 declare_rule! {
     /// ## What it does
     /// Reports a line that looks like a role line but whose role word is misspelt
-    /// (`sytem:`, `asistant:`, `uesr:`).
+    /// (`sytem:`, `asistant:`, `uesr:`), also with text after the colon
+    /// (`asistant: {{ answer }}`), where only a one-letter slip counts, since ordinary
+    /// prose has lines such as `Note: ...`.
     ///
     /// ## Why is this bad?
     /// A misspelt role line is plain text: it does not start a message. Its text joins the
@@ -68,6 +70,11 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// The role `word` is a plausible typo of, if any.
 pub(crate) fn suggestion(word: &str, roles: &[&'static str]) -> Option<&'static str> {
+    suggestion_within(word, roles, if word.len() <= 5 { 1 } else { 2 })
+}
+
+/// The role `word` is at most `limit` edits from, if any and if `word` is not a word of its own.
+fn suggestion_within(word: &str, roles: &[&'static str], limit: usize) -> Option<&'static str> {
     let lower = word.to_ascii_lowercase();
     if roles.contains(&lower.as_str()) || NOT_TYPOS.contains(&lower.as_str()) {
         return None;
@@ -76,7 +83,6 @@ pub(crate) fn suggestion(word: &str, roles: &[&'static str]) -> Option<&'static 
     if ["system", "user", "assistant", "developer", "tool", "function"].contains(&lower.as_str()) {
         return None;
     }
-    let limit = if lower.len() <= 5 { 1 } else { 2 };
     roles
         .iter()
         .map(|r| (distance(&lower, r), *r))
@@ -104,19 +110,27 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     for (i, range) in cx.body.lines.iter().enumerate() {
         let line = cx.body.line(i);
         let Some(like) = role_like(line) else { continue };
-        if !like.rest.trim().is_empty() {
-            continue;
-        }
         if cx.template.parsed && cx.template.literal_at(range.start + like.word_range.start).is_none() {
             continue;
         }
-        let Some(role) = suggestion(like.word, roles(cx.profile)) else { continue };
+        // Text after the colon makes a prose line more likely: one slip in a word of four
+        // letters or more, then.
+        let with_text = !like.rest.trim().is_empty();
+        let found = if with_text {
+            Some(like.word).filter(|w| w.len() >= 4).and_then(|w| suggestion_within(w, roles(cx.profile), 1))
+        } else {
+            suggestion(like.word, roles(cx.profile))
+        };
+        let Some(role) = found else { continue };
         let word_span = cx.span(range.start + like.word_range.start..range.start + like.word_range.end);
         let fixed = same_case(role, like.word);
         out.push(
             MisspeltRole::META
                 .finding(word_span.clone(), format!("`{}:` is not a role line; did you mean `{fixed}:`?", like.word))
-                .help(format!("write `{fixed}:` to start a {role} message"))
+                .help(format!(
+                    "write `{fixed}:` to start {} {role} message",
+                    if role.starts_with('a') { "an" } else { "a" }
+                ))
                 .fix(word_span, fixed.clone(), format!("replace `{}` with `{fixed}`", like.word)),
         );
     }
@@ -136,6 +150,8 @@ mod tests {
         assert_eq!(suggestion("Use", spec), None);
         assert_eq!(suggestion("Note", spec), None);
         assert_eq!(suggestion("Example", spec), None);
+        assert_eq!(suggestion_within("asistant", spec, 1), Some("assistant"));
+        assert_eq!(suggestion_within("asisant", spec, 1), None);
         assert_eq!(same_case("system", "SYTEM"), "SYSTEM");
         assert_eq!(same_case("system", "Sytem"), "System");
     }

@@ -41,6 +41,8 @@ mod developer_role_in_v1;
 mod empty_message;
 mod env_without_default;
 mod hardcoded_secret;
+mod invalid_evaluator_config;
+mod invalid_input_case;
 mod invalid_suppression;
 mod json_mode_without_json;
 mod malformed_role_attributes;
@@ -61,6 +63,7 @@ mod unresolved_reference;
 mod unused_input;
 mod v1_role_in_v2;
 
+pub(crate) use invalid_input_case::check_cases;
 pub(crate) use invalid_suppression::InvalidSuppression;
 
 /// A rule in the registry.
@@ -104,6 +107,8 @@ registry! {
     malformed_role_attributes::MalformedRoleAttributes,
     strict_disabled::StrictDisabled,
     hardcoded_secret::HardcodedSecret,
+    invalid_evaluator_config::InvalidEvaluatorConfig,
+    invalid_input_case::InvalidInputCase,
 }
 
 #[cfg(test)]

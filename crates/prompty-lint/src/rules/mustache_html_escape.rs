@@ -4,7 +4,8 @@ use crate::template::Engine;
 
 declare_rule! {
     /// ## What it does
-    /// Reports `{{name}}` in a Mustache prompt, which HTML-escapes the value.
+    /// Reports `{{name}}` in a Mustache prompt, which HTML-escapes the value, and `{{.}}`,
+    /// which HTML-escapes the current item of a list.
     ///
     /// ## Why is this bad?
     /// Mustache's double braces replace `&`, `<`, `>` and `"` with `&amp;`, `&lt;`, `&gt;`
@@ -56,6 +57,16 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                 format!("{{{{{{{inner}}}}}}}"),
                 format!("write `{{{{{{{name}}}}}}}`"),
             );
+        }
+        out.push(finding);
+    }
+    for tag in &cx.template.escaped_items {
+        let Some(text) = cx.body.text.get(tag.clone()) else { continue };
+        let mut finding = MustacheHtmlEscape::META
+            .finding(cx.span(tag.clone()), format!("`{text}` HTML-escapes the current item"))
+            .help("write `{{{.}}}` to insert the item as is");
+        if text.starts_with("{{") && text.ends_with("}}") {
+            finding = finding.fix(cx.span(tag.clone()), "{{{.}}}", "write `{{{.}}}`");
         }
         out.push(finding);
     }

@@ -17,8 +17,10 @@ declare_rule! {
     /// drops text from the prompt. Declared inputs are also what tools and callers read to
     /// know what a prompt needs.
     ///
-    /// Jinja globals (`range`, `loop`, `namespace`, ...) and names bound inside the template
-    /// (`{% set %}`, loop variables, Mustache section contexts) are not reported.
+    /// Jinja globals (`range`, `loop`, `namespace`, ...), names bound inside the template
+    /// (`{% set %}`, loop variables, Mustache section contexts) and names the template
+    /// tests with `is defined` or `is undefined` (optional by design) are not reported.
+    /// The help names the closest declared input when there is one.
     ///
     /// ## Example
     /// ```yaml
@@ -81,7 +83,9 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     }
     let mut suggestions = SUGGESTED_FINDINGS;
     for name in vars {
-        if cx.declares(name) || (cx.engine == Engine::Jinja && GLOBALS.contains(&name.as_str())) {
+        if cx.declares(name)
+            || (cx.engine == Engine::Jinja && (GLOBALS.contains(&name.as_str()) || cx.template.guarded.contains(name)))
+        {
             continue;
         }
         let Some(first) = first_reads.get(name.as_str()) else {

@@ -128,6 +128,19 @@ impl Lowerer<'_> {
                 let text = self.string(Some(k), &format!("{path}.kind"))?;
                 match PropertyKind::parse(&text) {
                     Some(kind) => kind,
+                    // The reference runtimes both read `number` as a float (the TypeScript
+                    // runtime's own fixtures use it); the spec spells it `float`.
+                    None if text == "number" => {
+                        self.push(
+                            Diagnostic::warning(
+                                codes::NUMBER_KIND,
+                                k.span.clone(),
+                                format!("`kind: number` for `{path}` is read as `float`"),
+                            )
+                            .with_help("write `kind: float` (the spec's name for it)"),
+                        );
+                        PropertyKind::Float
+                    }
                     None => {
                         let names: Vec<&str> = PropertyKind::ALL.iter().map(|k| k.as_str()).collect();
                         let guess = if self.secrets.contains(&text) { None } else { did_you_mean(&text, &names) };
