@@ -21,6 +21,7 @@
 //! happen elsewhere; this crate takes the model's reply as data.
 
 pub mod azure;
+pub mod codes;
 pub mod config;
 pub mod conversation;
 mod error;

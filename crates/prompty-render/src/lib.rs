@@ -16,6 +16,7 @@
 //! escaped, and the template's own role lines and labels marked per render; any other is
 //! refused). Values are stringified as Python's `str()` does, byte for byte.
 
+pub mod codes;
 mod context;
 mod engine;
 mod error;

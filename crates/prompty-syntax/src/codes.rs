@@ -1,6 +1,6 @@
 //! The loader's diagnostic codes. Codes are stable: never renumber, only add.
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, CodeInfo, Severity};
 
 macro_rules! codes {
     ($($ident:ident = $id:literal, $name:literal, $doc:literal;)*) => {
@@ -36,4 +36,19 @@ codes! {
     REFERENCE_DEPTH = "P025", "reference-too-deep", "`${file:}` references nest too deeply or form a cycle.";
     LEGACY_KEY = "P030", "v1-construct", "A v1 (promptflow) construct; it has a v2 spelling.";
     MIXED_VERSIONS = "P031", "mixed-versions", "The file mixes v1 and v2 spellings of the same thing.";
+}
+
+/// The severity the loader reports `code` with. A few codes are errors in one place and
+/// warnings in another (`P020` is a warning in a v1 file, whose value stays literal); this is
+/// the severity of the common case.
+pub fn severity(code: Code) -> Severity {
+    match code.id {
+        "P005" | "P010" | "P024" | "P030" | "P031" => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+/// Every loader code with its severity and summary, in order.
+pub fn infos() -> impl Iterator<Item = CodeInfo> {
+    ALL.iter().map(|&(code, summary)| CodeInfo { code, severity: severity(code), summary })
 }

@@ -30,7 +30,7 @@ mod yaml_fast;
 
 use std::path::PathBuf;
 
-pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
+pub use diagnostic::{Code, CodeInfo, Diagnostic, LineIndex, Severity};
 pub use host::{Host, HostError, MapHost, normalize};
 pub use lower::{FORMATS, OPTION_KEYS, PARSERS, V1_PARAMETER_NAMES, detect_profile};
 pub use model::{

@@ -30,6 +30,7 @@
 //! otherwise. The crate does no I/O.
 
 mod anthropic;
+pub mod codes;
 mod common;
 mod error;
 mod media;
