@@ -4,7 +4,6 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::ValueEnum;
 use prompty_config::Configs;
 use prompty_lint::{Finding, Selection};
 use prompty_syntax::{Host, LineIndex, LoadOptions, Severity, load_bytes};
@@ -37,13 +36,8 @@ pub(crate) struct CheckArgs {
     allow_roots: Vec<PathBuf>,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum CheckFormat {
-    Human,
-    Json,
-    Github,
-    Sarif,
-}
+/// The same forms as every other command's `--error-format`.
+type CheckFormat = report::Format;
 
 /// Every `*.prompty` under `path` (or `path` itself when it is a file), sorted; the first
 /// folder that cannot be read is an error.
@@ -176,11 +170,11 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
                     write!(out, "{}", lines.draw(&d, &style))
                 }
                 CheckFormat::Json => {
-                    let line =
-                        serde_json::to_string(&report::json(file, &text, &index, &f.diagnostic)).unwrap_or_default();
+                    let line = serde_json::to_string(&report::json(file, Some((&text, &index)), &f.diagnostic))
+                        .unwrap_or_default();
                     writeln!(out, "{line}")
                 }
-                CheckFormat::Github => writeln!(out, "{}", report::github(file, &text, &index, &f.diagnostic)),
+                CheckFormat::Github => writeln!(out, "{}", report::github(file, Some((&text, &index)), &f.diagnostic)),
                 CheckFormat::Sarif => {
                     sarif.push(file, &text, &index, f);
                     Ok(())

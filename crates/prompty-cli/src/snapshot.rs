@@ -75,12 +75,12 @@ fn render_all(paths: &[PathBuf], load: &LoadArgs) -> Result<Vec<Rendering>, Stri
     }
     let mut out = Vec::new();
     for file in files {
-        let (prompt, text) = load_prompt(&file, load).map_err(|f| f.0)?;
+        let (prompt, text) = load_prompt(&file, load).map_err(|f| f.text())?;
         // Values from `${env:}` are secret and differ between machines: snapshots render
         // `${env:NAME}` in their place.
         let options = RenderOptions { source: Some(text.clone()), ..Default::default() };
         let renderer = Renderer::with_options(prompt.redacted_inputs(), options)
-            .map_err(|e| render_failure(&file, &text, &e).0)?;
+            .map_err(|e| render_failure(&file, &text, &e).text())?;
         for (case, inputs) in cases(&file)? {
             let messages = renderer.prepare(&inputs).map_err(|e| format!("{} case `{case}`: {e}", file.display()))?;
             out.push(Rendering { prompt: file.clone(), case, text: messages_to_text(&messages) });
