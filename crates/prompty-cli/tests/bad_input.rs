@@ -262,3 +262,37 @@ fn check_exit_codes() {
     let missing_dir = s.run(&["check", "no/such/folder"]);
     assert_fails(&missing_dir, &["no/such/folder", "no such file"]);
 }
+
+/// A reader that stops early (`prompty render ... | head -c1`) ends the command quietly:
+/// exit 0, nothing on stderr, no panic. The rendered output is larger than a pipe's buffer,
+/// so the write that fails is in the middle of the output, in both output formats.
+#[test]
+fn a_reader_that_closes_the_pipe_early() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let s = Scratch::new("pipe");
+    let big = "x".repeat(4 << 20);
+    s.file(
+        "big.prompty",
+        format!("---\nname: big\ninputs:\n  q: {{kind: string, default: {big}}}\n---\nuser:\n{{{{q}}}}\n"),
+    );
+    for format in ["json", "text"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+            .args(["render", "big.prompty", "--format", format])
+            .current_dir(&s.dir)
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the prompty binary runs");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut first = [0u8; 1];
+        stdout.read_exact(&mut first).expect("the first byte");
+        drop(stdout);
+        let out = child.wait_with_output().expect("prompty finishes");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+        assert!(stderr.is_empty(), "{format}: {stderr:?}");
+    }
+}
