@@ -158,7 +158,8 @@ impl VerdictArgs {
 }
 
 /// The evaluator for a prompt: its `metadata.evaluator` block, or the known settings of a
-/// reference prompt by name or file name.
+/// reference prompt by name or file name. Its evaluations and errors, like this function's,
+/// show values `${env:}` supplied as `${env:NAME}`.
 fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
     let metadata = prompt.metadata.clone().map(Value::Object).unwrap_or(Value::Null);
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -172,9 +173,15 @@ fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
                     file.display()
                 ))
             })?,
-        Err(e) => return Err(Failure::diagnostic(Located::file(file, e.to_diagnostic()))),
+        Err(e) => return Err(Failure::diagnostic(Located::file(file, e.redacted(&prompt.secrets).to_diagnostic()))),
     };
-    Ok(Evaluator::new(prompt.name.clone().unwrap_or_else(|| stem.to_owned()), config))
+    let name = prompt.name.clone().unwrap_or_else(|| stem.to_owned());
+    Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
+}
+
+/// `message` with the values `${env:}` supplied to `prompt` shown as `${env:NAME}`.
+fn shown(prompt: &Prompt, message: String) -> String {
+    prompt.secrets.redact(&message).into_owned()
 }
 
 fn render_evaluation(e: &Evaluation, evaluator: &Evaluator, format: EvalFormat) -> Value {
@@ -195,15 +202,22 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     let evaluator = args.verdict.apply(evaluator_for(&args.file, &prompt)?)?;
     if let Some(path) = &args.inputs {
         let given = read_object(path)?;
-        prompt.validate_inputs(&given).map_err(|e| Failure::Message(format!("{}: {e}", args.file.display())))?;
+        prompt
+            .validate_inputs(&given)
+            .map_err(|e| Failure::Message(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
     }
     let (name, text) = read_text(&args.answer)?;
     let reply = crate::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
-    let evaluation = evaluator
-        .evaluate(&reply)
-        .map_err(|e| Failure::diagnostic(Located::file(Path::new(&name), e.to_diagnostic())))?;
+    let evaluation = evaluator.evaluate(&reply).map_err(|e| {
+        let mut d = e.to_diagnostic();
+        prompt.secrets.redact_diagnostic(&mut d);
+        Failure::diagnostic(Located::file(Path::new(&name), d))
+    })?;
+    let mut shown_evaluation = render_evaluation(&evaluation, &evaluator, args.format);
+    // The evaluation is already redacted; this also covers what the layout adds.
+    prompt.secrets.redact_json(&mut shown_evaluation);
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &render_evaluation(&evaluation, &evaluator, args.format))?;
+    serde_json::to_writer_pretty(&mut out, &shown_evaluation)?;
     writeln!(out)?;
     Ok(())
 }
@@ -423,6 +437,8 @@ pub(crate) struct Sink<'a> {
     evaluator: &'a Evaluator,
     format: EvalFormat,
     pub(crate) progress: indicatif::ProgressBar,
+    /// Values `${env:}` supplied to the prompt: records and messages show `${env:NAME}`.
+    secrets: &'a prompty_syntax::Secrets,
 }
 
 impl Sink<'_> {
@@ -443,6 +459,8 @@ impl Sink<'_> {
                 serde_json::json!({ "line": line, "error": { "kind": kind, "message": message } })
             }
         };
+        let mut record = record;
+        self.secrets.redact_json(&mut record);
         serde_json::to_writer(&mut *self.out, &record)?;
         self.out.write_all(b"\n")?;
         self.progress.inc(1);
@@ -451,6 +469,7 @@ impl Sink<'_> {
 
     /// Reports a problem on standard error (above the progress bar).
     pub(crate) fn error(&self, message: &str) {
+        let message = self.secrets.redact(message);
         self.progress.suspend(|| eprintln!("error: {message}"));
     }
 
@@ -530,81 +549,100 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
         return Err(Failure::Message("--fail-under: expected a finite number".to_owned()));
     }
     let (prompt, _) = load_prompt(file, &args.load)?;
-    let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
-    let rows = JsonLines::open(data)?;
-    let mut stdout;
-    let out: &mut dyn Write = match &mut staged {
-        Some(s) => s,
-        None => {
-            stdout = BufWriter::new(std::io::stdout().lock());
-            &mut stdout
-        }
-    };
-    let started = Instant::now();
-    let mut sink = Sink {
-        out,
-        summary: RunSummary::new(evaluator.config().range.clone()),
-        evaluator: &evaluator,
-        format: args.format,
-        progress: progress_bar(data),
-    };
-    let mut requests = None;
-    let mut interrupted = false;
-    if let Some(answers) = &args.answers {
-        from_answers(&prompt, rows, answers, &mut sink)?;
-    } else if let Some(results) = &args.batch_results {
-        crate::batch::score_results(file, &args.load, &args.target, rows, results, &mut sink)?;
-    } else {
-        let live = crate::live::Live {
-            file,
-            load: &args.load,
-            target: &args.target,
-            send: &args.send,
-            concurrency: args.concurrency,
-            cache: args.cache.as_deref(),
+    // Every error from here on may quote the prompt (a provider's answer, a model name).
+    let run = || -> Result<EvalStatus, Failure> {
+        let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
+        let rows = JsonLines::open(data)?;
+        let mut stdout;
+        let out: &mut dyn Write = match &mut staged {
+            Some(s) => s,
+            None => {
+                stdout = BufWriter::new(std::io::stdout().lock());
+                &mut stdout
+            }
         };
-        let outcome = live.run(rows, &mut sink)?;
-        interrupted = outcome.interrupted;
-        requests = Some(outcome.requests);
-    }
-    let Sink { out, summary, progress, .. } = sink;
-    out.flush()?;
-    progress.finish_and_clear();
-    if let Some(s) = staged {
-        s.commit()?;
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let failed_gates = gates.check(&summary);
-    let mut json = summary.to_json(&pricing, seconds);
-    if let Value::Object(o) = &mut json {
-        if let Some(r) = &requests {
-            o.insert("requests".into(), serde_json::json!({"sent": r.sent, "retried": r.retried, "cached": r.cached}));
+        let started = Instant::now();
+        let mut sink = Sink {
+            out,
+            summary: RunSummary::new(evaluator.config().range.clone()),
+            evaluator: &evaluator,
+            format: args.format,
+            progress: progress_bar(data),
+            secrets: &prompt.secrets,
+        };
+        let mut requests = None;
+        let mut interrupted = false;
+        if let Some(answers) = &args.answers {
+            from_answers(&prompt, rows, answers, &mut sink)?;
+        } else if let Some(results) = &args.batch_results {
+            crate::batch::score_results(file, &args.load, &args.target, rows, results, &mut sink)?;
+        } else {
+            let live = crate::live::Live {
+                file,
+                load: &args.load,
+                target: &args.target,
+                send: &args.send,
+                concurrency: args.concurrency,
+                cache: args.cache.as_deref(),
+            };
+            let outcome = live.run(rows, &mut sink)?;
+            interrupted = outcome.interrupted;
+            requests = Some(outcome.requests);
         }
-        o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
+        let Sink { out, summary, progress, .. } = sink;
+        out.flush()?;
+        progress.finish_and_clear();
+        if let Some(s) = staged {
+            s.commit()?;
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let failed_gates = gates.check(&summary);
+        let mut json = summary.to_json(&pricing, seconds);
+        if let Value::Object(o) = &mut json {
+            if let Some(r) = &requests {
+                o.insert(
+                    "requests".into(),
+                    serde_json::json!({"sent": r.sent, "retried": r.retried, "cached": r.cached}),
+                );
+            }
+            o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
+            if interrupted {
+                o.insert("interrupted".into(), Value::Bool(true));
+            }
+        }
+        prompt.secrets.redact_json(&mut json);
+        if let Some(mut f) = summary_file.take() {
+            serde_json::to_writer_pretty(&mut f, &json)?;
+            f.write_all(b"\n")?;
+            f.commit()?;
+        }
+        let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
+        let table = prompt.secrets.redact(&table);
+        let mut stderr = std::io::stderr().lock();
+        write!(stderr, "{table}")?;
+        for g in &failed_gates {
+            writeln!(stderr, "gate failed: {g}")?;
+        }
         if interrupted {
-            o.insert("interrupted".into(), Value::Bool(true));
+            writeln!(
+                stderr,
+                "interrupted: {} row(s) written; run again with the same --cache to send only the rest",
+                summary.rows()
+            )?;
+            return Ok(EvalStatus::Interrupted);
         }
-    }
-    if let Some(mut f) = summary_file.take() {
-        serde_json::to_writer_pretty(&mut f, &json)?;
-        f.write_all(b"\n")?;
-        f.commit()?;
-    }
-    let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
-    let mut stderr = std::io::stderr().lock();
-    write!(stderr, "{table}")?;
-    for g in &failed_gates {
-        writeln!(stderr, "gate failed: {g}")?;
-    }
-    if interrupted {
-        writeln!(
-            stderr,
-            "interrupted: {} row(s) written; run again with the same --cache to send only the rest",
-            summary.rows()
-        )?;
-        return Ok(EvalStatus::Interrupted);
-    }
-    Ok(if summary.error_count() == 0 && failed_gates.is_empty() { EvalStatus::Passed } else { EvalStatus::Failed })
+        Ok(if summary.error_count() == 0 && failed_gates.is_empty() { EvalStatus::Passed } else { EvalStatus::Failed })
+    };
+    run().map_err(|f| match f {
+        Failure::Message(message) => Failure::Message(shown(&prompt, message)),
+        Failure::Diagnostics(mut ds) => {
+            for d in &mut ds {
+                prompt.secrets.redact_diagnostic(&mut d.diagnostic);
+            }
+            Failure::Diagnostics(ds)
+        }
+        Failure::BrokenPipe => Failure::BrokenPipe,
+    })
 }
 
 /// `--answers`: one answer line per data row, read side by side.
@@ -661,7 +699,9 @@ pub(crate) fn row_inputs(
         Ok(_) => return Err(("row not an object", format!("{data_name}:{line}: expected a JSON object of inputs"))),
         Err(e) => return Err(("row not JSON", format!("{data_name}:{line}: not valid JSON: {e}"))),
     };
-    prompt.validate_inputs(&inputs).map_err(|e| ("missing input", format!("{data_name}:{line}: {e}")))?;
+    prompt
+        .validate_inputs(&inputs)
+        .map_err(|e| ("missing input", shown(prompt, format!("{data_name}:{line}: {e}"))))?;
     Ok(inputs)
 }
 

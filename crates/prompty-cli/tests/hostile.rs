@@ -534,6 +534,96 @@ system:
     assert_eq!(v["model"]["provider"], "foundry");
 }
 
+/// An evaluator prompt whose name, result key and reason key come from the environment.
+const SECRET_JUDGE: &str = "---
+name: ${env:SECRET}
+inputs:
+  answer: {kind: string}
+metadata:
+  evaluator:
+    answer: json
+    range: [1, 5]
+    threshold: 3
+    validateRange: true
+    reasonKey: ${env:REASON}
+---
+system:
+Rate it.
+user:
+{{answer}}
+";
+
+/// Item 5: `score` and `eval` never show a value `${env:}` supplied: not in the evaluator
+/// name (the result key of both layouts), not where the judge repeats it, not in a
+/// `metadata.evaluator` error, not in the result file.
+#[test]
+fn secrets_never_appear_in_score_or_eval_output() {
+    let tmp = TempDir::new("secret-score");
+    let dir = tmp.path();
+    tmp.write("judge.prompty", SECRET_JUDGE.as_bytes());
+    let answer = |text: &str| serde_json::Value::String(text.to_owned()).to_string();
+    tmp.write(
+        "answer.json",
+        format!("{{\"answer\": {}}}", answer(r#"{"score": 4, "because-sk": "it said sk-test-SECRET-1234"}"#))
+            .as_bytes(),
+    );
+    tmp.write("rows.jsonl", b"{\"answer\": \"a\"}\n{\"answer\": \"b\"}\n{}\n");
+    let answers = [r#"{"score": 5, "because-sk": "sk-test-SECRET-1234"}"#, r#"{"score": 9}"#, "{}"];
+    tmp.write("answers.jsonl", answers.map(|a| answer(a) + "\n").concat().as_bytes());
+    let env = [("SECRET", SECRET), ("REASON", "because-sk")];
+    for format in ["clean", "azure"] {
+        let out = prompty_env(dir, &["score", "judge.prompty", "--answer", "answer.json", "--format", format], &env);
+        assert_eq!(out.code, Some(0), "{format}: {}", out.stderr);
+        assert_secret_hidden(&out, format);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+        if format == "clean" {
+            assert_eq!(
+                (v["name"].as_str(), v["reason"].as_str()),
+                (Some("${env:SECRET}"), Some("it said ${env:SECRET}"))
+            );
+        } else {
+            assert_eq!(v["${env:SECRET}_reason"], "it said ${env:SECRET}", "{v}");
+            assert_eq!(v["${env:SECRET}_result"], "pass", "{v}");
+        }
+        let out = prompty_env(
+            dir,
+            &[
+                "eval",
+                "judge.prompty",
+                "--data",
+                "rows.jsonl",
+                "--answers",
+                "answers.jsonl",
+                "--format",
+                format,
+                "--output",
+                "out.jsonl",
+            ],
+            &env,
+        );
+        // Row 2 scores out of range: an error record, exit 1.
+        assert_eq!(out.code, Some(1), "{format}: {}", out.stderr);
+        assert_secret_hidden(&out, format);
+        let results = String::from_utf8(read(&dir.join("out.jsonl"))).expect("UTF-8");
+        assert_eq!(results.lines().count(), 3, "{results}");
+        assert!(!results.contains(SECRET) && !results.contains("SECRET-1234"), "{format}: {results}");
+        assert!(results.contains("${env:SECRET}"), "{format}: {results}");
+    }
+    // A configuration error quoting a value from the environment.
+    tmp.write("bad.prompty", SECRET_JUDGE.replace("answer: json", "answer: ${env:SECRET}").as_bytes());
+    let out = prompty_env(dir, &["score", "bad.prompty", "--answer", "answer.json"], &env);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    let all = assert_secret_hidden(&out, "config error");
+    assert!(all.contains("`${env:SECRET}` is not one of tags, json, number, label"), "{all}");
+    let out = prompty_env(
+        dir,
+        &["eval", "bad.prompty", "--data", "rows.jsonl", "--answers", "answers.jsonl", "--output", "bad.jsonl"],
+        &env,
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_secret_hidden(&out, "eval config error");
+}
+
 #[test]
 fn secrets_load_errors_show_references() {
     let tmp = TempDir::new("secret-load-error");

@@ -219,6 +219,36 @@ impl Error {
         self.category() == ErrorCategory::FailedExecution
     }
 
+    /// The error with every value `${env:}` supplied to the prompt shown as its reference
+    /// (`${env:NAME}`): configuration errors quote the prompt's front matter.
+    pub fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
+        for s in self.strings_mut() {
+            secrets.redact_string(s);
+        }
+        self
+    }
+
+    /// Every text field, which may quote the configuration or the answer.
+    fn strings_mut(&mut self) -> Vec<&mut String> {
+        match self {
+            Error::NoTagScore { detail } => vec![detail],
+            Error::InvalidJson { message } => vec![message],
+            Error::UnknownLabel { answer, expected } => vec![answer, expected],
+            Error::MissingField { field } | Error::UnknownConfigKey { key: field } => vec![field],
+            Error::ScoreNotNumeric { field, value } | Error::ScoreNotFinite { field, value } => vec![field, value],
+            Error::ScoreOutOfRange { value, min, max } => vec![value, min, max],
+            Error::ScoreNotAllowed { value, allowed } => vec![value, allowed],
+            Error::Config { key, message } => vec![key, message],
+            Error::Input { field, message } | Error::MissingInput { field, message } => vec![field, message],
+            Error::EmptyAnswer
+            | Error::NoDigit
+            | Error::NoJsonObject
+            | Error::NotAnObject { .. }
+            | Error::AnswerTooLarge { .. }
+            | Error::NanToInteger => Vec::new(),
+        }
+    }
+
     pub(crate) fn config(key: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Config { key: key.into(), message: message.into() }
     }

@@ -131,6 +131,43 @@ fn is_default_form(form: &ScoreForm) -> bool {
 }
 
 impl Evaluation {
+    /// The evaluation with every value `${env:}` supplied to the prompt shown as its
+    /// reference (`${env:NAME}`), wherever it occurs in a text the evaluation holds: the name
+    /// (the result key of both layouts), the problem (which may quote configured keys), and
+    /// the judge's reason, label, details and sample texts (a judge may repeat what the
+    /// prompt showed it).
+    #[must_use]
+    pub fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
+        if secrets.is_empty() {
+            return self;
+        }
+        secrets.redact_string(&mut self.name);
+        secrets.redact_string(&mut self.reason);
+        for s in [
+            &mut self.label,
+            &mut self.status,
+            &mut self.problem,
+            &mut self.finish_reason,
+            &mut self.model,
+            &mut self.sample_input,
+            &mut self.sample_output,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            secrets.redact_string(s);
+        }
+        let mut properties = Value::Object(std::mem::take(&mut self.properties));
+        secrets.redact_json(&mut properties);
+        if let Value::Object(m) = properties {
+            self.properties = m;
+        }
+        if let Some(d) = &mut self.details {
+            secrets.redact_json(d);
+        }
+        self
+    }
+
     /// Copies token counts, finish reason, model and sample output from the
     /// judge reply.
     pub fn with_reply(mut self, reply: &JudgeReply) -> Self {

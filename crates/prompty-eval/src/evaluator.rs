@@ -1,6 +1,8 @@
 //! The configuration-driven evaluator: one judge answer in, one
 //! [`Evaluation`] out.
 
+use prompty_syntax::Secrets;
+
 use crate::config::EvaluatorConfig;
 use crate::error::{Error, Result};
 use crate::evaluation::{Evaluation, JudgeReply};
@@ -14,6 +16,8 @@ pub struct Evaluator {
     name: String,
     config: EvaluatorConfig,
     out_of_range: OutOfRange,
+    /// Values `${env:}` supplied to the prompt: never shown in an evaluation or an error.
+    secrets: Secrets,
 }
 
 impl Evaluator {
@@ -21,7 +25,28 @@ impl Evaluator {
     /// `resultKey`).
     pub fn new(name: impl Into<String>, config: EvaluatorConfig) -> Self {
         let name = config.result_key.clone().unwrap_or_else(|| name.into());
-        Evaluator { name, config, out_of_range: OutOfRange::default() }
+        Evaluator { name, config, out_of_range: OutOfRange::default(), secrets: Secrets::new() }
+    }
+
+    /// The evaluator with the values `${env:}` supplied to its prompt
+    /// ([`Prompt::secrets`](prompty_syntax::Prompt::secrets)): its evaluations and errors
+    /// show `${env:NAME}` wherever the name, the configuration or the answer would quote
+    /// one (the result key included).
+    ///
+    /// ```
+    /// use prompty_eval::{Evaluator, EvaluatorConfig, JudgeReply};
+    /// use prompty_syntax::Secrets;
+    ///
+    /// let mut secrets = Secrets::new();
+    /// secrets.add("JUDGE", "judge-sk-test-1234");
+    /// let ev = Evaluator::new("judge-sk-test-1234", EvaluatorConfig::default()).with_secrets(secrets);
+    /// let e = ev.evaluate(&JudgeReply::text("{\"score\": 4}")).unwrap();
+    /// assert_eq!(e.name, "${env:JUDGE}");
+    /// ```
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
     }
 
     /// Overrides the configured threshold, as the reference evaluators' `threshold`
@@ -99,6 +124,10 @@ impl Evaluator {
     /// Reads an answer in the configured format. An answer over
     /// [`MAX_ANSWER_BYTES`](crate::extract::MAX_ANSWER_BYTES) is [`Error::AnswerTooLarge`].
     pub fn extract(&self, answer: &str) -> Result<Extracted> {
+        self.extract_inner(answer).map_err(|e| e.redacted(&self.secrets))
+    }
+
+    fn extract_inner(&self, answer: &str) -> Result<Extracted> {
         crate::extract::check_answer_size(answer)?;
         let c = &self.config;
         match c.answer {
@@ -140,6 +169,13 @@ impl Evaluator {
     /// validated range is always an error. A `status: skipped` JSON answer
     /// is [`Verdict::NotApplicable`].
     pub fn evaluate(&self, reply: &JudgeReply) -> Result<Evaluation> {
+        if self.secrets.is_empty() {
+            return self.evaluate_inner(reply);
+        }
+        self.evaluate_inner(reply).map(|e| e.redacted(&self.secrets)).map_err(|e| e.redacted(&self.secrets))
+    }
+
+    fn evaluate_inner(&self, reply: &JudgeReply) -> Result<Evaluation> {
         let c = &self.config;
         if let Some(reference) = c.compat {
             let mut e = reference.score(&c.threshold, reply)?;

@@ -75,6 +75,16 @@ pub(crate) struct Inner {
     pub(crate) source: String,
     pub(crate) nodes: Vec<Node>,
     pub(crate) blocks: Vec<BlockDef>,
+    /// The set-delimiter tags, in source order.
+    pub(crate) delimiters: Vec<DelimiterChange>,
+}
+
+/// A set-delimiter tag: where it ends and the delimiters it sets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DelimiterChange {
+    pub(crate) at: usize,
+    pub(crate) open: Span,
+    pub(crate) close: Span,
 }
 
 impl Inner {

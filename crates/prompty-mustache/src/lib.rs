@@ -179,6 +179,72 @@ impl Template {
         collect_variables(&self.inner, &self.inner.nodes, 0, &mut out);
         out
     }
+
+    /// The literal text of the template: each run of source text it writes as written, in
+    /// source order (tags, comments and standalone lines left out), with the delimiters in
+    /// effect there. Runs inside sections, blocks and parent arguments are included.
+    ///
+    /// ```
+    /// use prompty_mustache::Template;
+    ///
+    /// let template = Template::compile("a {{x}} b\n{{! note }}c\n{{#s}}\nd\n{{/s}}\n{{=<% %>=}}e")?;
+    /// let runs: Vec<_> = template.literals().iter().map(|l| &template.source()[l.span.clone()]).collect();
+    /// assert_eq!(runs, ["a ", " b\n", "c\n", "d\n", "e"]);
+    /// let literals = template.literals();
+    /// assert!(literals[0].follows_previous && !literals[1].follows_previous && literals[2].follows_previous);
+    /// assert_eq!(literals[4].delimiters, ("<%", "%>"));
+    /// # Ok::<(), prompty_mustache::Error>(())
+    /// ```
+    pub fn literals(&self) -> Vec<Literal<'_>> {
+        let mut out = Vec::new();
+        collect_literals(&self.inner, &self.inner.nodes, true, &mut out);
+        out.sort_by_key(|l| l.span.start);
+        out
+    }
+}
+
+/// A run of literal text; see [`Template::literals`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Literal<'a> {
+    /// Byte range of the text in the source.
+    pub span: Range<usize>,
+    /// Whether the text renders right after the previous run with nothing in between (only
+    /// comments, set-delimiter tags or standalone lines lie between them), or, for the
+    /// template's first output, at the very start.
+    pub follows_previous: bool,
+    /// The open and close delimiters in effect where the text is.
+    pub delimiters: (&'a str, &'a str),
+}
+
+fn collect_literals<'a>(inner: &'a Inner, nodes: &'a [Node], at_start: bool, out: &mut Vec<Literal<'a>>) {
+    let mut follows = at_start;
+    for node in nodes {
+        match node {
+            Node::Text { span, .. } => {
+                let change = inner.delimiters.iter().take_while(|d| d.at <= span.start).last();
+                let delimiters = change.map_or(("{{", "}}"), |d| (inner.slice(d.open), inner.slice(d.close)));
+                out.push(Literal { span: span.range(), follows_previous: follows, delimiters });
+                follows = true;
+                continue;
+            }
+            Node::Var { .. } | Node::Partial { .. } => {}
+            Node::Section { body, .. } => collect_literals(inner, body, false, out),
+            Node::Parent { args, .. } => {
+                for &index in args {
+                    if let Some(block) = inner.blocks.get(index) {
+                        collect_literals(inner, &block.body, false, out);
+                    }
+                }
+            }
+            Node::Block { index } => {
+                if let Some(block) = inner.blocks.get(*index) {
+                    collect_literals(inner, &block.body, false, out);
+                }
+            }
+        }
+        follows = false;
+    }
 }
 
 /// How a tag uses the name it refers to.

@@ -8,7 +8,7 @@
 //! (outside a parent tag) opened and closed on the same line is a placeholder
 //! for inline content, so its line is kept as written.
 
-use crate::ast::{BlockDef, Inner, Name, Node, Span};
+use crate::ast::{BlockDef, DelimiterChange, Inner, Name, Node, Span};
 use crate::error::{Error, ErrorKind};
 use crate::scan::{OpenKind, TokKind, Token, tokenize};
 
@@ -290,6 +290,13 @@ fn push_node(frame: &mut (Frame, Vec<Node>), node: Node) {
 
 fn build(source: &str, tokens: &[Token], meta: &[Meta]) -> Result<Inner, Error> {
     let mut blocks: Vec<BlockDef> = Vec::new();
+    let delimiters = tokens
+        .iter()
+        .filter_map(|t| match t.kind {
+            TokKind::SetDelimiters { open, close } => Some(DelimiterChange { at: t.span.end, open, close }),
+            _ => None,
+        })
+        .collect();
     let mut stack: Vec<(Frame, Vec<Node>)> = vec![(Frame::Root, Vec::new())];
     let bytes = source.as_bytes();
     for (i, tok) in tokens.iter().enumerate() {
@@ -305,7 +312,7 @@ fn build(source: &str, tokens: &[Token], meta: &[Meta]) -> Result<Inner, Error> 
             }
             TokKind::Var { name, escape } => Some(Node::Var { name, escape, tag: tok.span }),
             TokKind::Partial { name } => Some(Node::Partial { name, tag: tok.span, indent: m.indent }),
-            TokKind::Comment | TokKind::SetDelimiters => None,
+            TokKind::Comment | TokKind::SetDelimiters { .. } => None,
             TokKind::Open { kind, name } => {
                 let frame = match kind {
                     OpenKind::Section | OpenKind::Inverted => {
@@ -352,5 +359,5 @@ fn build(source: &str, tokens: &[Token], meta: &[Meta]) -> Result<Inner, Error> 
             return Err(Error::new(ErrorKind::UnclosedSection, source.len()..source.len(), "unclosed section"));
         }
     };
-    Ok(Inner { source: source.to_owned(), nodes, blocks })
+    Ok(Inner { source: source.to_owned(), nodes, blocks, delimiters })
 }

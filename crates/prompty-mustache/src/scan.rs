@@ -47,8 +47,8 @@ pub(crate) enum TokKind {
     Partial { name: Name },
     /// `{{! ... }}`.
     Comment,
-    /// `{{=<% %>=}}`.
-    SetDelimiters,
+    /// `{{=<% %>=}}`, with the new delimiters as written.
+    SetDelimiters { open: Span, close: Span },
 }
 
 impl TokKind {
@@ -178,8 +178,8 @@ impl<'s> Scanner<'s> {
                 ));
             };
             let end = inner_start + 1 + content.len() + closer.len();
-            self.set_delimiters(content, at, end)?;
-            self.push(TokKind::SetDelimiters, at, end);
+            let (open, close) = self.set_delimiters(content, inner_start + 1, at, end)?;
+            self.push(TokKind::SetDelimiters { open, close }, at, end);
             return Ok(end);
         }
 
@@ -275,7 +275,15 @@ impl<'s> Scanner<'s> {
         Ok(Name { span: Span::new(start, start + text.len()), dynamic })
     }
 
-    fn set_delimiters(&mut self, content: &str, at: usize, end: usize) -> Result<(), Error> {
+    /// Reads the new delimiters from `content` (which starts at byte `content_start`) and
+    /// returns where they are written.
+    fn set_delimiters(
+        &mut self,
+        content: &str,
+        content_start: usize,
+        at: usize,
+        end: usize,
+    ) -> Result<(Span, Span), Error> {
         let bad = |detail: &str| {
             Error::new(ErrorKind::InvalidDelimiters, at..end, format!("invalid set-delimiter tag: {detail}"))
         };
@@ -290,6 +298,11 @@ impl<'s> Scanner<'s> {
         }
         self.open = open.to_owned();
         self.close = close.to_owned();
-        Ok(())
+        // Both words are slices of `content`.
+        let span_of = |word: &str| {
+            let start = content_start + (word.as_ptr() as usize).saturating_sub(content.as_ptr() as usize);
+            Span::new(start, start + word.len())
+        };
+        Ok((span_of(open), span_of(close)))
     }
 }

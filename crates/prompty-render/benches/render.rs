@@ -14,8 +14,9 @@ use prompty_render::Renderer;
 use prompty_syntax::{LoadOptions, MapHost, Profile, Prompt, load_str};
 use serde_json::{Map, Value};
 
-/// The workloads: the v1 judge (the performance target), its v2 twin, and the basic prompt.
-const WORKLOADS: &[&str] = &["judge_v1", "judge_v2", "basic_v1"];
+/// The workloads: the v1 judge (the performance target), its v2 twin, and the basic prompt
+/// in both versions.
+const WORKLOADS: &[&str] = &["judge_v1", "judge_v2", "basic", "basic_v1"];
 const CASES: &[&str] = &["bare minijinja render+split", "load", "render", "prepare", "load+prepare"];
 
 fn bench_dir() -> PathBuf {

@@ -2,6 +2,7 @@
 //! as given, owned where rendering replaces them (rich-input nonces, escaped role words).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -14,7 +15,10 @@ pub(crate) struct Context<'a> {
 impl<'a> Context<'a> {
     /// Borrowed pairs.
     pub(crate) fn new(pairs: Vec<(&'a str, &'a Value)>) -> Self {
-        Self { entries: pairs.into_iter().map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))).collect() }
+        // Room for the renderer's own variable (a nonce or a mark) without growing.
+        let mut entries = Vec::with_capacity(pairs.len() + 1);
+        entries.extend(pairs.into_iter().map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
+        Self { entries }
     }
 
     /// Adds (or, when the name is present, replaces) a value.
@@ -25,19 +29,24 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// [`set`](Self::set) for one of the renderer's own variables, whose name is static.
+    pub(crate) fn set_static(&mut self, name: &'static str, value: Value) {
+        match self.entries.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => *v = Cow::Owned(value),
+            None => self.entries.push((Cow::Borrowed(name), Cow::Owned(value))),
+        }
+    }
+
     /// The value of `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         self.entries.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_ref())
     }
 
-    /// The context as a minijinja value (one conversion, no intermediate JSON copy).
+    /// The context as the root of a minijinja render: each value converted once, looked
+    /// up by name without hashing (a context holds a handful of names).
     pub(crate) fn to_minijinja(&self) -> minijinja::Value {
-        let map: std::collections::BTreeMap<String, minijinja::Value> = self
-            .entries
-            .iter()
-            .map(|(k, v)| (k.as_ref().to_owned(), minijinja::Value::from(minijinja::value::Serde(v.as_ref()))))
-            .collect();
-        minijinja::Value::from_object(map)
+        let pairs = self.entries.iter().map(|(k, v)| (minijinja::Value::from(k.as_ref()), jinja_value(v))).collect();
+        minijinja::Value::from_object(Root(pairs))
     }
 
     /// The context as a JSON object (for the Mustache and Handlebars engines).
@@ -48,5 +57,93 @@ impl<'a> Context<'a> {
             map.insert(k.as_ref().to_owned(), v.as_ref().clone());
         }
         Value::Object(map)
+    }
+}
+
+/// The variables of a render: names (distinct, as [`Context::set`] keeps them) and values.
+#[derive(Debug)]
+struct Root(Vec<(minijinja::Value, minijinja::Value)>);
+
+impl minijinja::value::Object for Root {
+    fn get_value(self: &Arc<Self>, key: &minijinja::Value) -> Option<minijinja::Value> {
+        self.get_value_by_str(key.as_str()?)
+    }
+
+    fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<minijinja::Value> {
+        self.0.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v.clone())
+    }
+
+    fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
+        minijinja::value::Enumerator::Values(self.0.iter().map(|(k, _)| k.clone()).collect())
+    }
+}
+
+/// `v` as minijinja's serde conversion (`Value::from(Serde(v))`) makes it: the same
+/// representation for every JSON value (positive integers as `u64`, negative ones as `i64`,
+/// arrays as vectors, objects as insertion-ordered maps), built without a serializer.
+pub(crate) fn jinja_value(v: &Value) -> minijinja::Value {
+    match v {
+        Value::Null => minijinja::Value::from(()),
+        Value::Bool(b) => minijinja::Value::from(*b),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                minijinja::Value::from(u)
+            } else if let Some(i) = n.as_i64() {
+                minijinja::Value::from(i)
+            } else {
+                minijinja::Value::from(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(s) => minijinja::Value::from(s.as_str()),
+        Value::Array(items) => minijinja::Value::from_object(items.iter().map(jinja_value).collect::<Vec<_>>()),
+        Value::Object(map) => {
+            let mut out = indexmap::IndexMap::with_capacity(map.len());
+            for (k, v) in map {
+                out.insert(minijinja::Value::from(k.as_str()), jinja_value(v));
+            }
+            minijinja::Value::from_object(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Each value converts to what minijinja's serde conversion gives: equal, the same
+    /// kind, printed the same, and the same JSON back.
+    #[test]
+    fn direct_conversion_matches_the_serde_conversion() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(0),
+            json!(-1),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1.5),
+            json!(1e300),
+            json!(-0.0),
+            json!(""),
+            json!("short"),
+            json!("a string longer than twenty-two bytes, é ✓"),
+            json!([1, "two", [3.0, null], {"k": false}]),
+            json!({"b": 1, "a": {"z": [1], "y": "x"}, "": null, "ü": 2}),
+        ];
+        for v in &values {
+            let direct = jinja_value(v);
+            let serde = minijinja::Value::from(minijinja::value::Serde(v));
+            assert_eq!(direct, serde, "{v}");
+            assert_eq!(direct.kind(), serde.kind(), "{v}");
+            assert_eq!(format!("{direct:?}"), format!("{serde:?}"), "{v}");
+            assert_eq!(direct.to_string(), serde.to_string(), "{v}");
+            assert_eq!(serde_json::to_value(&direct).ok(), serde_json::to_value(&serde).ok(), "{v}");
+            let ctx = Context::new(vec![("v", v)]);
+            let root = ctx.to_minijinja();
+            assert_eq!(root.get_attr("v").ok(), Some(serde), "{v}");
+            assert!(root.get_attr("w").is_ok_and(|w| w.is_undefined()));
+        }
     }
 }

@@ -205,6 +205,7 @@ impl Engine {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
+                start_count();
                 let result = tmpl.render_captured_to(ctx.to_minijinja(), &mut out);
                 if out.overflowed {
                     let err = output_limit(limits, true);
@@ -277,6 +278,7 @@ impl Engine {
             ));
         };
         let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
+        start_count();
         let (out, spans) =
             tmpl.render_with_spans(ctx.to_minijinja()).map_err(|e| jinja_error(&e, body, loc, limits))?;
         if out.len() > limits.max_output {
@@ -299,6 +301,27 @@ impl Engine {
             Engine::Mustache(t) => t.variables().iter().filter(|v| v.name == crate::marks::MARK_VAR).count(),
             #[cfg(feature = "handlebars")]
             Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME).map_or(0, |t| hbs_mark_count(&t.elements)),
+        }
+    }
+
+    /// The compiled Handlebars template.
+    pub(crate) fn handlebars_template(&self) -> Option<&handlebars::template::Template> {
+        match self {
+            Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME),
+            _ => None,
+        }
+    }
+
+    /// Splices the promptflow mark into a compiled Handlebars template: at each (raw string,
+    /// byte offset) of `places`, raw strings counted in pre-order (see [`hbs::splice_marks`]).
+    pub(crate) fn splice_marks(&mut self, places: &[(usize, usize)]) {
+        if let Engine::Handlebars(hb) = self
+            && !places.is_empty()
+            && let Some(template) = hb.get_template(TEMPLATE_NAME)
+        {
+            let mut marked = template.clone();
+            hbs::splice_marks(&mut marked, places);
+            hb.register_template(TEMPLATE_NAME, marked);
         }
     }
 
@@ -409,9 +432,19 @@ fn hbs_located(err: Error, body: &str, at: Option<(usize, usize)>, loc: &BodyLoc
     }
 }
 
-/// Bytes written by `{{ }}` tags during one render, wherever they went (final text,
-/// `set` blocks, macro bodies, `caller()`): one counter per render, kept in the state.
-struct Written(usize);
+thread_local! {
+    /// Bytes written by `{{ }}` tags during the render running on this thread, wherever
+    /// they went (final text, `set` blocks, macro bodies, `caller()`). Each render starts it
+    /// at zero ([`start_count`]); a render runs on one thread from start to end and starts
+    /// no other render. (A thread-local counter, not a state extension: that one cost a
+    /// map and a box per render.)
+    static WRITTEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Starts the count of bytes written by `{{ }}` tags for a new render.
+fn start_count() {
+    WRITTEN.set(0);
+}
 
 /// The output cap, as the error source the formatter returns when it is reached.
 #[derive(Debug)]
@@ -456,17 +489,27 @@ fn budgeted_format(
     if matches!(value.kind(), ValueKind::Invalid) {
         return pyrepr::formatter(out, state, value);
     }
-    let written = &mut state.get_or_insert_extension(Written(0)).0;
-    let left = max_output.saturating_sub(*written);
+    let written = WRITTEN.get();
+    let left = max_output.saturating_sub(written);
     let refused = || {
         minijinja::Error::new(JinjaErrorKind::InvalidOperation, "the output limit was reached").with_source(OutputCap)
     };
+    // A string prints as itself: the common case, written at once.
+    if value.kind() == ValueKind::String
+        && let Some(s) = value.as_str()
+    {
+        if s.len() > left {
+            return Err(refused());
+        }
+        WRITTEN.set(written + s.len());
+        return out.write_str(s).map_err(minijinja::Error::from);
+    }
     if !may_fit(value, &mut left.clone()) {
         return Err(refused());
     }
     let mut w = Budgeted { out, left, used: 0, over: false };
     let result = pyrepr::write_str_value(&mut w, value);
-    *written += w.used;
+    WRITTEN.set(written + w.used);
     match result {
         Ok(()) => Ok(()),
         Err(_) if w.over => Err(refused()),

@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 
-use handlebars::template::{Parameter, Template, TemplateElement, TemplateMapping};
+use handlebars::template::{HelperTemplate, Parameter, Template, TemplateElement, TemplateMapping};
 use handlebars::{Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, RenderErrorReason};
 
 /// The helper name of the step counter. It writes nothing.
@@ -212,4 +212,99 @@ fn discarded_partial_block(template: &Template, inline: &[String]) -> Option<Opt
         }
     }
     None
+}
+
+/// Whether `h` is the step counter this module adds at the start of every block body.
+pub(crate) fn is_step(h: &HelperTemplate) -> bool {
+    h.name.as_name() == Some(STEP_HELPER)
+}
+
+/// Whether `h` is a block of the `raw` helper (`{{{{raw}}}}...{{{{/raw}}}}` or `{{#raw}}`),
+/// whose body is text the handlebars crate writes without reading tags in it.
+pub(crate) fn is_raw(h: &HelperTemplate) -> bool {
+    h.block && h.name.as_name() == Some("raw")
+}
+
+/// The bodies of an element, in the order they render: a block's body, then its `else`.
+fn bodies_mut(e: &mut TemplateElement) -> Vec<&mut Template> {
+    use TemplateElement as E;
+    match e {
+        E::HelperBlock(h) => [&mut h.template, &mut h.inverse].into_iter().flatten().collect(),
+        E::DecoratorBlock(d) | E::PartialBlock(d) => d.template.iter_mut().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn bodies(e: &TemplateElement) -> Vec<&Template> {
+    use TemplateElement as E;
+    match e {
+        E::HelperBlock(h) => [&h.template, &h.inverse].into_iter().flatten().collect(),
+        E::DecoratorBlock(d) | E::PartialBlock(d) => d.template.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// How many raw strings a template holds, nested bodies included.
+pub(crate) fn raw_strings(t: &Template) -> usize {
+    t.elements
+        .iter()
+        .map(|e| match e {
+            TemplateElement::RawString(_) => 1,
+            other => bodies(other).into_iter().map(raw_strings).sum(),
+        })
+        .sum()
+}
+
+/// Splits raw strings of `template` to put the promptflow mark (`{{@root.__prompty_mark}}`,
+/// which no block context can shadow) at each (raw string, byte offset) of `places`. Raw
+/// strings are counted in pre-order: a template's elements in order, a block's body before
+/// its `else`, as [`crate::layout::handlebars`] counts them.
+pub(crate) fn splice_marks(template: &mut Template, places: &[(usize, usize)]) {
+    let Ok(mark) = Template::compile(&format!("{{{{@root.{}}}}}", crate::marks::MARK_VAR)) else { return };
+    let Some(mark) = mark.elements.into_iter().next() else { return };
+    let mut places = places.to_vec();
+    places.sort_unstable();
+    splice(template, &places, &mut 0, &mark);
+}
+
+fn splice(t: &mut Template, places: &[(usize, usize)], next: &mut usize, mark: &TemplateElement) {
+    let elements = std::mem::take(&mut t.elements);
+    let mut mapping = std::mem::take(&mut t.mapping).into_iter();
+    for mut e in elements {
+        let at = mapping.next();
+        let push = |t: &mut Template, e: TemplateElement| {
+            t.elements.push(e);
+            if let Some(m) = &at {
+                t.mapping.push(m.clone());
+            }
+        };
+        let TemplateElement::RawString(text) = &e else {
+            for body in bodies_mut(&mut e) {
+                splice(body, places, next, mark);
+            }
+            push(t, e);
+            continue;
+        };
+        let index = *next;
+        *next += 1;
+        let from = places.partition_point(|p| p.0 < index);
+        let to = places.partition_point(|p| p.0 <= index);
+        let Some(offsets) = places.get(from..to).filter(|o| !o.is_empty()) else {
+            push(t, e);
+            continue;
+        };
+        let mut start = 0;
+        for &(_, offset) in offsets {
+            if let Some(piece) = text.get(start..offset).filter(|p| !p.is_empty()) {
+                push(t, TemplateElement::RawString(piece.to_owned()));
+            }
+            push(t, mark.clone());
+            start = offset;
+        }
+        if let Some(piece) = text.get(start..).filter(|p| !p.is_empty()) {
+            push(t, TemplateElement::RawString(piece.to_owned()));
+        }
+    }
+    // Mapping entries past the elements (none in practice) are kept as they were.
+    t.mapping.extend(mapping);
 }

@@ -11,10 +11,9 @@
 //! assert_eq!(messages[1].text_content(), "Paris");
 //! ```
 //!
-//! Two profiles: `spec` renders like the Prompty v2 reference (role-line nonces against
-//! injection), `promptflow` like promptflow-core for v1 files (role words in inputs
-//! escaped, and the template's own role lines and labels marked per render; any other is
-//! refused). Values are stringified as Python's `str()` does, byte for byte.
+//! Two profiles: `spec` renders like the Prompty v2 reference, `promptflow` like
+//! promptflow-core for v1 files (role words in inputs escaped). In both, the template's own
+//! role lines (and promptflow's labels) are marked per render and any other is refused. Values are stringified as Python's `str()` does, byte for byte.
 
 pub mod codes;
 mod context;
@@ -24,12 +23,15 @@ mod growth;
 #[cfg(feature = "handlebars")]
 mod hbs;
 mod jinja_compat;
+mod layout;
 mod limits;
 mod marks;
 mod message;
 mod nesting;
 mod parse;
+mod pfimage;
 mod promptflow;
+mod pyliteral;
 pub mod pyrepr;
 mod renderer;
 mod roles;

@@ -1,24 +1,34 @@
-//! The promptflow profile's provenance marks: which role lines and `name:`/`content:`
-//! labels of the rendered text the template wrote.
+//! Provenance marks: which role lines and `name:`/`tool_call_id:`/`content:` labels of the
+//! rendered text the template wrote. Used by the promptflow profile (role lines and labels)
+//! and by the spec profile in strict mode (role lines).
 //!
-//! Before compiling, every role line that stands alone on a line of the template, and every
-//! `name`, `tool_call_id` and `content` label in the template's literal text, gets a variable
-//! placed right before its word. At render time that variable holds a fresh random mark, so
-//! the rendered text carries the mark exactly where the template's own text put a role word
-//! or label, however often a loop repeats it. The split removes the marks (giving the text
-//! promptflow would have rendered, byte for byte) and remembers where they were; a role line
-//! or label without a mark came from an input value and is refused.
+//! Before compiling, the template's own text is laid out ([`crate::layout`]): the runs of
+//! literal text it writes as written. Every role line written whole by one run, and every
+//! label in a run, gets a variable placed right before its word; so do the role line's start
+//! and the line breaks that end it and the line before it. At render time that variable
+//! holds a fresh random mark, so the rendered text carries the mark exactly where the
+//! template's own text put a role word, a label or a line break, however often a loop
+//! repeats it. The split removes the marks (giving the text the reference would have
+//! rendered, byte for byte) and remembers where they were: a role line or label without a
+//! mark came from an input value, and a role line whose line breaks are not the template's
+//! was made one by a value; both are refused.
 //!
-//! A placeholder placed where the engine would not read it as a variable (a Jinja comment or
-//! `{% raw %}` block, a string literal inside a tag, a Mustache comment, a Handlebars raw
-//! block) is left out: the lexer below skips such places in Jinja, and Mustache and
-//! Handlebars templates are checked after compiling. A role line there is then refused when
-//! it renders, rather than rendered differently.
+//! Where whitespace control glues a role line to something else (its run starts with it),
+//! what renders before it decides whether it starts a line: then every line break of the
+//! template carries a mark, and the role line must start right after one. A role line whose
+//! own line break whitespace control removes is left unmarked: it is refused whenever it
+//! splits, since only a value can complete it.
+//!
+//! Text the profile does not mark (a Jinja `{% raw %}` block, Mustache text after a
+//! set-delimiter tag or a Handlebars raw block in the promptflow profile; text printed by an
+//! expression) holds no marks, so a role line there is refused when it renders, rather than
+//! rendered differently.
 
 use prompty_syntax::Profile;
 
 use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
+use crate::layout::{self, BOUNDARY, Layout, Origin};
 use crate::limits::Limits;
 use crate::promptflow::PROMPTFLOW_ROLES;
 use crate::pyrepr::py_space;
@@ -26,14 +36,26 @@ use crate::pyrepr::py_space;
 /// The context variable that carries the per-render mark.
 pub(crate) const MARK_VAR: &str = "__prompty_mark";
 
-/// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax.
-const LABELS: &[&str] = &["name", "tool_call_id", "content"];
+/// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax, and of an
+/// assistant message's `tool_calls:`.
+const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
 
 /// What a mark looks like: a private-use character, 20 decimal digits of a random `u64`,
 /// another private-use character. No case mapping, trimming or escaping changes it, and it
-/// holds no whitespace, so it never joins or splits what the promptflow split sees.
+/// holds no whitespace, so it never joins or splits what the split sees.
 pub(crate) fn mark_from(random: u64) -> String {
-    format!("{MARK_OPEN}{random:020}\u{e001}")
+    // `format!("{MARK_OPEN}{random:020}\u{e001}")`, without the formatting machinery.
+    let mut digits = [b'0'; 20];
+    let mut n = random;
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let mut s = String::with_capacity(26);
+    s.push(MARK_OPEN);
+    s.extend(digits.iter().map(|&d| char::from(d)));
+    s.push('\u{e001}');
+    s
 }
 
 /// The first character of every mark.
@@ -42,16 +64,18 @@ const MARK_OPEN_UTF8: &str = "\u{e000}";
 
 /// The template compiled for prepare, with its marks.
 pub(crate) struct Marked {
-    /// The body as compiled.
+    /// The body as compiled (the template's own for Handlebars, whose marks are spliced
+    /// into the compiled template).
     pub(crate) body: String,
     pub(crate) engine: Engine,
-    /// How many marks the body holds (0: the body is the plain template).
+    /// How many marks the template holds (0: the engine renders the plain template).
     pub(crate) marks: usize,
-    /// Whether the template's line breaks carry marks too (see [`compile_marked`]).
-    pub(crate) newlines: bool,
+    /// Whether role-line starts and line breaks carry marks (see [`plan`]).
+    pub(crate) lines: bool,
 }
 
-/// Compiles `body` with a mark before each role word and label the template writes.
+/// Compiles `body` with a mark before each role word, label and line break of the
+/// template's own text that `profile` checks.
 pub(crate) fn compile_marked(
     format: &str,
     body: &str,
@@ -59,83 +83,124 @@ pub(crate) fn compile_marked(
     limits: &Limits,
     loc: &BodyLocation,
 ) -> Result<Marked, Error> {
-    let Some(tag) = mark_tag(format) else {
-        // An unknown format: compiling reports it.
-        return Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| Marked {
-            body: body.to_owned(),
-            engine,
-            marks: 0,
-            newlines: false,
-        });
-    };
-    let (mut places, roles) = candidates(body);
-    let mut newlines = false;
-    if tag.jinja {
-        let data = jinja_data(body);
-        places.retain(|&p| in_data(&data, p));
-        // Whitespace control can remove the line break before or after one of the template's
-        // role lines; what stands there at render time may then be a value's text, which would
-        // decide whether the role line splits. A role line whose own line break after it goes
-        // is left unmarked (refused if it ever splits). Where the line break before one goes,
-        // every kept line break of the template and the start of every role line carry marks
-        // too, and the split checks that each role line starts right after a line break of the
-        // template's and ends with its own.
-        let kept = kept_newlines(body, &data);
-        let bytes = body.as_bytes();
-        let is_kept = |n: usize| kept.binary_search(&n).is_ok();
-        let mut unmarkable = Vec::new();
-        let mut starts = Vec::new();
-        for &r in roles.iter().filter(|&&r| in_data(&data, r)) {
-            let before = memchr::memrchr(b'\n', bytes.get(..r).unwrap_or_default());
-            let after = memchr::memchr(b'\n', bytes.get(r..).unwrap_or_default()).map(|i| r + i);
-            if after.is_some_and(|n| !is_kept(n)) {
-                unmarkable.push(r);
-                continue;
+    let spec = profile == Profile::Spec;
+    let how = How { format, profile, limits, loc };
+    match format {
+        "jinja2" | "jinja" | "nunjucks" => {
+            // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
+            let body = crate::jinja_compat::normalize_newlines(body.to_owned());
+            let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
+            let (places, lines) = plan(&layout.view, profile, layout.captures);
+            compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, ..m })
+        }
+        "mustache" => {
+            let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
+            let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
+            let layout = layout::mustache(template, spec);
+            let (places, lines) = plan(&layout.view, profile, false);
+            if places.is_empty() {
+                return Ok(unmarked(body, plain));
             }
-            newlines |= before.is_some_and(|n| !is_kept(n));
-            starts.push(before.map_or(0, |n| n + 1));
+            let literal = literal_text(template);
+            // Every mark is read as a variable and leaves the template's text as it was.
+            let same = |engine: &Engine, n: usize| {
+                engine.mark_count() == n && matches!(engine, Engine::Mustache(t) if literal_text(t) == literal)
+            };
+            compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, ..m })
         }
-        places.retain(|p| !unmarkable.contains(p));
-        if newlines {
-            places.extend(starts);
-            places.extend(kept);
-            places.sort_unstable();
-            places.dedup();
+        "handlebars" | "hbs" => {
+            let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
+            let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
+            let layout = layout::handlebars(template, spec);
+            let (places, lines) = plan(&layout.view, profile, false);
+            let places: Vec<(usize, usize)> = places
+                .into_iter()
+                .filter_map(|p| match layout.locate(p)? {
+                    (layout::Run { origin: Origin::Element(k), .. }, offset) => Some((*k, offset)),
+                    _ => None,
+                })
+                .collect();
+            engine.splice_marks(&places);
+            Ok(Marked { body: body.to_owned(), engine, marks: places.len(), lines })
         }
+        // An unknown format: compiling reports it.
+        _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
     }
-    if places.is_empty() {
-        let engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
-        return Ok(Marked { body: body.to_owned(), engine, marks: 0, newlines: false });
+}
+
+/// How to compile a template.
+struct How<'a> {
+    format: &'a str,
+    profile: Profile,
+    limits: &'a Limits,
+    loc: &'a BodyLocation,
+}
+
+fn unmarked(body: &str, engine: Engine) -> Marked {
+    Marked { body: body.to_owned(), engine, marks: 0, lines: false }
+}
+
+/// A Mustache template's literal text, all runs joined.
+fn literal_text(t: &prompty_mustache::Template) -> String {
+    t.literals().iter().filter_map(|l| t.source().get(l.span.clone())).collect()
+}
+
+/// Writes the mark's variable into `body` at the view offsets `places` and compiles it.
+/// `works` confirms a compiled template (given the number of marks). When the marked body
+/// does not compile or `works` refuses it (a lexer that disagrees with the engine's, a rare
+/// case), the places that work are found by halving, within a budget of compiles; a place
+/// left out is unmarked, so its role line is refused if it renders, never rendered
+/// differently.
+fn compile_with_places(
+    how: &How<'_>,
+    body: &str,
+    layout: &Layout,
+    places: &[usize],
+    works: &dyn Fn(&Engine, usize) -> bool,
+) -> Result<Marked, Error> {
+    let compile = |text: String| Engine::compile(how.format, text, how.profile, how.limits, how.loc);
+    let inserts: Vec<Insert<'_>> = places
+        .iter()
+        .filter_map(|&p| match layout.locate(p)? {
+            (layout::Run { origin: Origin::Body { at, tag }, .. }, offset) => {
+                Some((at + offset, layout.tags.get(*tag)?.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    if inserts.is_empty() {
+        return Ok(unmarked(body, compile(body.to_owned())?));
     }
-    let marked = insert(body, &places, tag.text);
-    if let Ok(engine) = Engine::compile(format, marked.clone(), profile, limits, loc)
-        && (tag.jinja || engine.mark_count() == places.len())
+    let marked = insert(body, &inserts);
+    if let Ok(engine) = compile(marked.clone())
+        && works(&engine, inserts.len())
     {
-        return Ok(Marked { body: marked, engine, marks: places.len(), newlines });
+        return Ok(Marked { body: marked, engine, marks: inserts.len(), lines: false });
     }
     // The plain template's own error, located in the file, when it does not compile.
-    Engine::compile(format, body.to_owned(), profile, limits, loc)?;
-    // Some placeholder broke the template or is not read as a variable (a rare case): find
-    // the places that work by halving, within a budget of compiles. A place left out is
-    // unmarked, so its role line is refused if it renders, never rendered differently.
-    let works = |set: &[usize]| {
-        Engine::compile(format, insert(body, set, tag.text), profile, limits, loc)
-            .is_ok_and(|e| tag.jinja || e.mark_count() == set.len())
-    };
+    compile(body.to_owned())?;
+    let attempt = |set: &[Insert<'_>]| compile(insert(body, set)).is_ok_and(|e| works(&e, set.len()));
     let mut budget = FALLBACK_COMPILES;
     let mut kept = Vec::new();
-    keep_working(&places, &works, &mut budget, &mut kept);
-    let places = kept;
-    let marked = insert(body, &places, tag.text);
-    let engine = Engine::compile(format, marked.clone(), profile, limits, loc)?;
-    Ok(Marked { body: marked, engine, marks: places.len(), newlines })
+    keep_working(&inserts, &attempt, &mut budget, &mut kept);
+    let marked = insert(body, &kept);
+    let engine = compile(marked.clone())?;
+    Ok(Marked { body: marked, engine, marks: kept.len(), lines: false })
 }
+
+/// A tag to write into the body, at a byte offset.
+type Insert<'t> = (usize, &'t str);
 
 /// Compiles the fallback may spend finding the places that work.
 const FALLBACK_COMPILES: usize = 64;
 
 /// Adds to `kept` the places of `set` that `works`, halving sets that do not.
-fn keep_working(set: &[usize], works: &dyn Fn(&[usize]) -> bool, budget: &mut usize, kept: &mut Vec<usize>) {
+fn keep_working<'t>(
+    set: &[Insert<'t>],
+    works: &dyn Fn(&[Insert<'t>]) -> bool,
+    budget: &mut usize,
+    kept: &mut Vec<Insert<'t>>,
+) {
     if set.is_empty() || *budget == 0 {
         return;
     }
@@ -152,25 +217,11 @@ fn keep_working(set: &[usize], works: &dyn Fn(&[usize]) -> bool, budget: &mut us
     keep_working(right, works, budget, kept);
 }
 
-struct MarkTag {
-    text: &'static str,
-    jinja: bool,
-}
-
-fn mark_tag(format: &str) -> Option<MarkTag> {
-    match format {
-        "jinja2" | "jinja" | "nunjucks" => Some(MarkTag { text: "{{ __prompty_mark }}", jinja: true }),
-        "mustache" => Some(MarkTag { text: "{{__prompty_mark}}", jinja: false }),
-        // Inside `{{#each}}` and `{{#with}}` a bare name is looked up in the block's value.
-        "handlebars" | "hbs" => Some(MarkTag { text: "{{@root.__prompty_mark}}", jinja: false }),
-        _ => None,
-    }
-}
-
-fn insert(body: &str, places: &[usize], tag: &str) -> String {
-    let mut out = String::with_capacity(body.len() + places.len() * tag.len());
+/// `body` with each tag written at its offset (ascending).
+fn insert(body: &str, inserts: &[Insert<'_>]) -> String {
+    let mut out = String::with_capacity(body.len() + inserts.iter().map(|(_, t)| t.len()).sum::<usize>());
     let mut from = 0;
-    for &p in places {
+    for &(p, tag) in inserts {
         out.push_str(body.get(from..p).unwrap_or(""));
         out.push_str(tag);
         from = p;
@@ -189,35 +240,124 @@ fn skip_space(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Byte offsets in `body`, ascending, where a mark goes: the role word of every line that
-/// is a promptflow role line on its own (`^\s*#?\s*ROLE\s*:\s*$`), and every `name` or
-/// `tool_call_id` followed by `\s*:` and the end of its line, and every `content` followed
-/// by `\s*:` (promptflow searches these labels anywhere in a message).
-pub(crate) fn candidates(body: &str) -> (Vec<usize>, Vec<usize>) {
-    let mut out = Vec::new();
+/// Where marks go in a layout's view (offsets, ascending), and whether the role lines'
+/// starts and line breaks carry marks too (then the split checks them).
+///
+/// Always: the role word of every role line of `profile` that a line of the view holds
+/// whole (after any boundaries it starts with) and every label's word (promptflow). Where a
+/// role line starts right after a boundary, or the template's text may pass through a filter
+/// (`captures`: a Jinja block used as a value), also each role line's start and the line
+/// breaks that end it and the line before it, and the line break after each `name:` and
+/// `tool_call_id:` label; after a boundary, every line break of the view.
+pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>, bool) {
+    let mut words = Vec::new();
+    let mut lines = Vec::new();
+    let mut glued = false;
+    for_each_mark_line(view, profile, |line| match line.role {
+        Some(word) => {
+            words.push(word);
+            lines.push(line.start);
+            lines.extend(line.newline_after);
+            if line.after_boundary {
+                glued = true;
+            } else if let Some(before) = line.start.checked_sub(1) {
+                lines.push(before);
+            }
+        }
+        None => {
+            for label in line.labels {
+                words.push(label.word);
+                lines.extend(label.newline);
+            }
+        }
+    });
+    let full = glued || (captures && !lines.is_empty());
+    if full {
+        words.extend(lines);
+    }
+    if glued {
+        words.extend(memchr::memchr_iter(b'\n', view.as_bytes()));
+    }
+    words.sort_unstable();
+    words.dedup();
+    (words, full)
+}
+
+/// The role words and labels of `text` read as one run (offsets of their words, ascending),
+/// and the role words alone.
+#[cfg(test)]
+fn candidates(text: &str) -> (Vec<usize>, Vec<usize>) {
+    let mut words = Vec::new();
     let mut roles = Vec::new();
+    for_each_mark_line(text, Profile::Promptflow, |line| match line.role {
+        Some(word) => {
+            words.push(word);
+            roles.push(word);
+        }
+        None => words.extend(line.labels.iter().map(|l| l.word)),
+    });
+    (words, roles)
+}
+
+/// A line of the view that holds a role line or labels.
+struct MarkLine {
+    /// Where the line's text starts (after the boundaries it starts with).
+    start: usize,
+    /// Whether the line starts with a boundary.
+    after_boundary: bool,
+    /// The line break that ends the line.
+    newline_after: Option<usize>,
+    /// The role word, when the line is a role line.
+    role: Option<usize>,
+    labels: Vec<Label>,
+}
+
+struct Label {
+    word: usize,
+    /// The line break after a `name:` or `tool_call_id:` label.
+    newline: Option<usize>,
+}
+
+/// Calls `f` for every line of `view` with a colon that is a role line of `profile` or
+/// holds labels (promptflow).
+fn for_each_mark_line(view: &str, profile: Profile, mut f: impl FnMut(MarkLine)) {
+    let bytes = view.as_bytes();
     let mut line_start = 0;
     // Only lines with a colon can hold a role line or a label.
-    for colon in memchr::memchr_iter(b':', body.as_bytes()) {
+    for colon in memchr::memchr_iter(b':', bytes) {
         if colon < line_start {
             continue;
         }
-        let bytes = body.as_bytes();
         line_start = memchr::memrchr(b'\n', bytes.get(..colon).unwrap_or_default()).map_or(0, |i| i + 1);
-        let line_end = memchr::memchr(b'\n', bytes.get(colon..).unwrap_or_default()).map_or(body.len(), |i| colon + i);
-        let line = body.get(line_start..line_end).unwrap_or("");
-        if let Some(p) = role_word_of_line(line) {
-            out.push(line_start + p);
-            roles.push(line_start + p);
-        } else {
-            label_places(line, line_start, &mut out);
+        let newline_after = memchr::memchr(b'\n', bytes.get(colon..).unwrap_or_default()).map(|i| colon + i);
+        let line_end = newline_after.unwrap_or(view.len());
+        let line = view.get(line_start..line_end).unwrap_or("");
+        let rest = line.trim_start_matches(BOUNDARY);
+        let start = line_end - rest.len();
+        let role = match profile {
+            Profile::Promptflow => role_word_of_line(rest),
+            Profile::Spec => spec_role_word(rest),
+        };
+        let mut labels = Vec::new();
+        if role.is_none() && profile == Profile::Promptflow {
+            // The whole line: a label right after a boundary is glued to what renders there.
+            label_places(line, line_start, newline_after, &mut labels);
+        }
+        if role.is_some() || !labels.is_empty() {
+            f(MarkLine {
+                start,
+                after_boundary: start > line_start,
+                newline_after,
+                role: role.map(|w| start + w),
+                labels,
+            });
         }
         line_start = line_end + 1;
     }
-    (out, roles)
 }
 
-/// The offset of the role word when `line` is a role line alone.
+/// The offset of the role word when `line` is a promptflow role line alone
+/// (`^\s*#?\s*ROLE\s*:\s*$`).
 fn role_word_of_line(line: &str) -> Option<usize> {
     let mut i = skip_space(line, 0);
     if line.get(i..)?.starts_with('#') {
@@ -235,15 +375,39 @@ fn role_word_of_line(line: &str) -> Option<usize> {
     (skip_space(line, j + 1) == line.len()).then_some(i)
 }
 
-fn label_places(line: &str, line_start: usize, out: &mut Vec<usize>) {
+/// The offset of the role word when `line` is a spec role line.
+pub(crate) fn spec_role_word(line: &str) -> Option<usize> {
+    crate::roles::role_line(line)?;
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
+    let rest = line.trim_start_matches(blank);
+    let rest = rest.strip_prefix('#').map_or(rest, |r| r.trim_start_matches(blank));
+    Some(line.len() - rest.len())
+}
+
+/// The labels in `line` (which starts at `line_start`): every `content` followed by `\s*:`
+/// (promptflow searches it anywhere in a message) that does not follow a boundary, and every
+/// `name` or `tool_call_id` followed by `\s*:` and the end of its line.
+fn label_places(line: &str, line_start: usize, newline: Option<usize>, out: &mut Vec<Label>) {
     let mut from = 0;
     while let Some(k) = line.get(from..).and_then(|s| s.find(':')) {
         let colon = from + k;
         let before = line.get(..colon).unwrap_or("").trim_end_matches(py_space);
         let at_end = skip_space(line, colon + 1) == line.len();
         for label in LABELS {
-            if before.ends_with(label) && (at_end || *label == "content") {
-                out.push(line_start + before.len() - label.len());
+            if !before.ends_with(label) {
+                continue;
+            }
+            let word = line_start + before.len() - label.len();
+            if *label == "content" {
+                // Right after a boundary (`{{ q }}content:`, `{{ q }} ## content:`), what
+                // renders before it decides whether the label is one: left unmarked.
+                let pre = before.get(..before.len() - label.len()).unwrap_or("");
+                let glued = pre.trim_end_matches(|c| c == '#' || py_space(c)).ends_with(BOUNDARY);
+                if !glued {
+                    out.push(Label { word, newline: None });
+                }
+            } else if at_end && newline.is_some() {
+                out.push(Label { word, newline });
             }
         }
         from = colon + 1;
@@ -251,48 +415,95 @@ fn label_places(line: &str, line_start: usize, out: &mut Vec<usize>) {
 }
 
 /// The byte ranges of a Jinja template that are plain template text: outside tags
-/// (`{{ }}`, `{% %}`), comments and `{% raw %}` blocks. Follows minijinja's lexer with the
-/// default delimiters: a tag ends at its closing delimiter outside string literals and
-/// brackets; a comment at the first `#}`; a raw block at the first `{% endraw %}`.
-pub(crate) fn jinja_data(src: &str) -> Vec<Data> {
+/// (`{{ }}`, `{% %}`), comments and `{% raw %}` blocks, with trim_blocks on (the promptflow
+/// profile). See [`jinja_lex`].
+#[cfg(test)]
+fn jinja_data(src: &str) -> Vec<Data> {
+    jinja_lex(src, true)
+        .into_iter()
+        .filter_map(|item| match item {
+            JinjaItem::Data(d) => Some(d),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One piece of a Jinja template, in source order.
+pub(crate) enum JinjaItem {
+    /// Plain template text.
+    Data(Data),
+    /// A comment: renders nothing.
+    Comment,
+    /// A `{{ }}` or `{% %}` tag; `captures` for the end of a block whose text may be used as
+    /// a value (`endset`, `endmacro`, `endcall`, `endfilter`, `endblock`), which a filter or
+    /// a slice can then rewrite.
+    Tag { captures: bool },
+    /// A `{% raw %}` block: the range of its text that renders (after the block tags'
+    /// whitespace control), and whether the block ends the template.
+    Raw(std::ops::Range<usize>, bool),
+}
+
+/// Lexes a Jinja template the way minijinja does with the default delimiters: a tag ends at
+/// its closing delimiter outside string literals and brackets; a comment at the first `#}`;
+/// a raw block at the first `{% endraw %}`. `trim_blocks` is the environment's setting.
+pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut pos = 0;
     let mut lead = Lead::Keep;
     while pos < b.len() {
         let Some(open) = find_open(b, pos) else {
-            out.push(Data { range: pos..b.len(), lead, tail_strip: false });
+            out.push(JinjaItem::Data(Data { range: pos..b.len(), lead, tail_strip: false }));
             break;
         };
         if open > pos {
-            out.push(Data { range: pos..open, lead, tail_strip: b.get(open + 2) == Some(&b'-') });
+            out.push(JinjaItem::Data(Data { range: pos..open, lead, tail_strip: b.get(open + 2) == Some(&b'-') }));
         }
         let kind = b.get(open + 1).copied();
         let mut i = open + 2;
-        pos = match kind {
-            Some(b'#') => find(b, i, b"#}").map_or(b.len(), |e| e + 2),
+        let (end, item) = match kind {
+            Some(b'#') => (find(b, i, b"#}").map_or(b.len(), |e| e + 2), JinjaItem::Comment),
             Some(b'%') => {
                 if matches!(b.get(i), Some(b'-' | b'+')) {
                     i += 1;
                 }
                 match basic_tag(b, i, b"raw", false) {
-                    Some(after) => end_of_raw(b, after),
-                    None => end_of_tag(b, i, b"%}"),
+                    Some(after) => {
+                        let (close, end) = end_of_raw(b, after);
+                        let mut text = after..close;
+                        let t = src.get(text.clone()).unwrap_or("");
+                        if b.get(after.saturating_sub(3)) == Some(&b'-') {
+                            text.start += t.len() - t.trim_start().len();
+                        }
+                        if b.get(close + 2) == Some(&b'-') {
+                            let t = src.get(text.clone()).unwrap_or("");
+                            text.end -= t.len() - t.trim_end().len();
+                        }
+                        (end, JinjaItem::Raw(text, end == b.len()))
+                    }
+                    None => {
+                        let word = tag_keyword(b, i);
+                        let captures =
+                            [&b"endset"[..], b"endmacro", b"endcall", b"endfilter", b"endblock"].contains(&word);
+                        (end_of_tag(b, i, b"%}"), JinjaItem::Tag { captures })
+                    }
                 }
             }
             _ => {
                 if matches!(b.get(i), Some(b'-' | b'+')) {
                     i += 1;
                 }
-                end_of_tag(b, i, b"}}")
+                (end_of_tag(b, i, b"}}"), JinjaItem::Tag { captures: false })
             }
         };
+        pos = end;
+        out.push(item);
         // How the tag's end trims the text after it: `-` strips all whitespace; a block or
-        // comment end without `+` drops one line break (trim_blocks, on in this profile).
+        // comment end without `+` drops one line break when trim_blocks is on.
         lead = match b.get(pos.saturating_sub(3)) {
             Some(b'-') => Lead::Strip,
             Some(b'+') => Lead::Keep,
-            _ if kind == Some(b'{') => Lead::Keep,
+            _ if kind == Some(b'{') || !trim_blocks => Lead::Keep,
             _ => Lead::FirstNewline,
         };
     }
@@ -307,25 +518,11 @@ pub(crate) struct Data {
     tail_strip: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Lead {
-    Keep,
-    FirstNewline,
-    Strip,
-}
-
-fn in_data(data: &[Data], p: usize) -> bool {
-    let i = data.partition_point(|d| d.range.end <= p);
-    data.get(i).is_some_and(|d| d.range.contains(&p))
-}
-
-/// The line breaks of plain template text that rendering keeps (not removed by
-/// trim_blocks or a `-` whitespace control), ascending.
-fn kept_newlines(src: &str, data: &[Data]) -> Vec<usize> {
-    let mut out = Vec::new();
-    for d in data {
-        let text = src.get(d.range.clone()).unwrap_or("");
-        let lead_end = match d.lead {
+impl Data {
+    /// The part of the run that renders.
+    pub(crate) fn kept(&self, src: &str) -> std::ops::Range<usize> {
+        let text = src.get(self.range.clone()).unwrap_or("");
+        let lead_end = match self.lead {
             Lead::Keep => 0,
             Lead::FirstNewline => {
                 let cr = usize::from(text.starts_with('\r'));
@@ -333,12 +530,27 @@ fn kept_newlines(src: &str, data: &[Data]) -> Vec<usize> {
             }
             Lead::Strip => text.len() - text.trim_start().len(),
         };
-        let tail_start = if d.tail_strip { text.trim_end().len() } else { text.len() };
-        for k in memchr::memchr_iter(b'\n', text.as_bytes()) {
-            if k >= lead_end && k < tail_start {
-                out.push(d.range.start + k);
-            }
-        }
+        let tail_start = if self.tail_strip { text.trim_end().len() } else { text.len() };
+        self.range.start + lead_end..self.range.start + tail_start.max(lead_end)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    Keep,
+    FirstNewline,
+    Strip,
+}
+
+/// The line breaks of plain template text that rendering keeps (not removed by
+/// trim_blocks or a `-` whitespace control), ascending.
+#[cfg(test)]
+fn kept_newlines(src: &str, data: &[Data]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for d in data {
+        let kept = d.kept(src);
+        let text = src.get(kept.clone()).unwrap_or("");
+        out.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|k| kept.start + k));
     }
     out
 }
@@ -380,14 +592,26 @@ fn basic_tag(b: &[u8], mut i: usize, name: &[u8], ws_control: bool) -> Option<us
     b.get(i..)?.starts_with(b"%}").then_some(i + 2)
 }
 
-fn end_of_raw(b: &[u8], mut i: usize) -> usize {
+/// The statement's first word, for a `{%` tag whose expression starts at `i`.
+fn tag_keyword(b: &[u8], mut i: usize) -> &[u8] {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    let rest = b.get(i..).unwrap_or_default();
+    let len = rest.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+    rest.get(..len).unwrap_or_default()
+}
+
+/// Where the `{% endraw %}` closing the raw block whose text starts at `i` opens, and the
+/// offset after it (the end of the template when it is missing).
+fn end_of_raw(b: &[u8], mut i: usize) -> (usize, usize) {
     while let Some(open) = find(b, i, b"{%") {
         if let Some(after) = basic_tag(b, open + 2, b"endraw", true) {
-            return after;
+            return (open, after);
         }
         i = open + 2;
     }
-    b.len()
+    (b.len(), b.len())
 }
 
 /// The offset after the closing delimiter of a tag whose expression starts at `i`.
@@ -458,6 +682,13 @@ pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_are_twenty_padded_digits_between_private_use_characters() {
+        for n in [0, 7, 1_234_567_890, u64::MAX] {
+            assert_eq!(mark_from(n), format!("{MARK_OPEN}{n:020}\u{e001}"));
+        }
+    }
 
     #[test]
     fn marks_go_before_role_words_and_labels() {

@@ -7,11 +7,38 @@ use crate::error::{Error, ErrorKind};
 use crate::message::{Message, Part};
 use crate::roles::{parse_attrs, role_line};
 
-/// Strict-mode context: the nonce every role line must carry, and the input values to
-/// blame when one does not.
+/// Strict-mode context: where the template's marks were in the rendered text (every role
+/// line must carry one before its role word, and its start and the line breaks around it
+/// must be the template's; see [`crate::marks`]), and the input values to blame when one
+/// does not.
 pub(crate) struct Strict<'a> {
-    pub(crate) nonce: &'a str,
+    pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,
+    /// Whether role-line starts and line breaks carry marks too.
+    pub(crate) lines: bool,
+}
+
+impl Strict<'_> {
+    fn marked(&self, at: usize) -> bool {
+        self.marks.binary_search(&at).is_ok()
+    }
+
+    /// The error for the role line `line` starting at `pos` (ending at `end`) of `text`,
+    /// if it is not the template's own.
+    fn check(&self, text: &str, pos: usize, end: usize, line: &str) -> Option<Error> {
+        let word = pos + crate::marks::spec_role_word(line).unwrap_or(0);
+        if !self.marked(word) {
+            let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
+            return Some(injection_error(line, around, self.inputs));
+        }
+        if !self.lines {
+            return None;
+        }
+        let before = pos.checked_sub(1);
+        let after = (end < text.len()).then_some(end);
+        let ours = self.marked(pos) && before.is_none_or(|n| self.marked(n)) && after.is_none_or(|n| self.marked(n));
+        (!ours).then(|| line_break_error(text, pos, end, line, self.inputs))
+    }
 }
 
 /// Splits rendered text into messages (spec profile).
@@ -37,12 +64,11 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
         if let Some(marker) = role_line(line) {
             let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
             if let Some(strict) = strict {
-                let nonce = attrs.remove("nonce");
-                // The template's own role lines carry the nonce quoted, so it stays a string.
-                let ok = matches!(&nonce, Some(Value::String(s)) if s == strict.nonce);
-                if !ok {
-                    return Err(injection_error(line, strict.inputs));
+                if let Some(e) = strict.check(text, pos, end, line) {
+                    return Err(e);
                 }
+                // As the spec says: the attributes become metadata, minus `nonce`.
+                attrs.remove("nonce");
             }
             let content = text.get(body_start..pos.saturating_sub(1).max(body_start)).unwrap_or("");
             if let Some(r) = role {
@@ -74,8 +100,7 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
 }
 
 fn memchr_newline(text: &str, from: usize) -> Option<usize> {
-    // `str::find` with an ASCII char searches with memchr, far faster than a byte loop.
-    text.get(from..)?.find('\n').map(|i| from + i)
+    memchr::memchr(b'\n', text.as_bytes().get(from..)?).map(|i| from + i)
 }
 
 fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
@@ -86,15 +111,24 @@ fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
     }
 }
 
-/// Names the input whose value carries the forged role line.
-fn injection_error(line: &str, inputs: &Context<'_>) -> Error {
-    let needle = line.trim();
-    let culprit = inputs.entries.iter().find(|(_, v)| value_contains(v, needle)).map(|(k, _)| k.to_string());
-    match culprit {
-        Some(name) => Error::new(
+/// Names the input whose value carries the forged role line `line`: the one containing it,
+/// else the one sharing the most text with it and the line breaks `around` it.
+fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
+    let found = line.trim();
+    let culprit = inputs.entries.iter().find(|(_, v)| value_contains(v, found)).map(|(k, _)| k.to_string());
+    let needle = one_line(found);
+    match culprit.map(|c| (c, true)).or_else(|| crate::promptflow::blame(around, inputs).map(|(c, _)| (c, false))) {
+        Some((name, true)) => Error::new(
             ErrorKind::Injection,
             format!(
                 "Role marker nonce mismatch (possible injection): input `{name}` contains the role line `{needle}`"
+            ),
+        )
+        .with_input(name),
+        Some((name, false)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role marker nonce mismatch (possible injection): input `{name}` and the text around it form the role line `{needle}`"
             ),
         )
         .with_input(name),
@@ -105,6 +139,37 @@ fn injection_error(line: &str, inputs: &Context<'_>) -> Error {
             ),
         ),
     }
+}
+
+/// A role line made one by a line break (or text) that is not the template's.
+fn line_break_error(text: &str, pos: usize, end: usize, line: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
+    const WHY: &str = "keep a line break of the template's own before and after each role line";
+    match crate::promptflow::blame(around, inputs) {
+        Some((name, _)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role marker nonce mismatch (possible injection): input `{name}` puts a line break next to the template's `{needle}`, making it a role line; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role marker nonce mismatch (possible injection): the template's `{needle}` became a role line through a line break it did not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// `line` as an error quotes it: control characters (a `\r` inside a role line) escaped, so
+/// the error stays one line.
+fn one_line(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains(char::is_control) {
+        return line.into();
+    }
+    line.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn value_contains(v: &Value, needle: &str) -> bool {

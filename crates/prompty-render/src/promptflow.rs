@@ -2,14 +2,16 @@
 //!
 //! Separator (multi-line, case-insensitive): `^\s*#?\s*(system|user|assistant|function|tool)\s*:\s*\n`.
 //! Text before the first separator must be blank; message bodies are stripped (Python
-//! `str.strip()`); `name:`/`content:` and `tool_call_id:`/`content:` sub-syntax; role words
-//! inside string inputs are escaped before rendering and restored after the split.
+//! `str.strip()`); `name:`/`content:` and `tool_call_id:`/`content:` sub-syntax, and an
+//! assistant message's `tool_calls:` list; role words inside string inputs are escaped
+//! before rendering and restored after the split.
 
 use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::message::Message;
+use crate::pyliteral::LiteralError;
 use crate::pyrepr::{py_space, py_strip};
 
 /// Roles the promptflow profile splits on.
@@ -106,14 +108,16 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
     (pre, chunks)
 }
 
-/// Where the template's own role words and labels are in the rendered text (the mark
-/// places, ascending), and the inputs to blame for any other.
+/// Where the template's own role words, labels, role-line starts and line breaks are in
+/// the rendered text (the mark places, ascending; see [`crate::marks`]), and the inputs to
+/// blame for any other.
 pub(crate) struct Provenance<'a> {
     pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,
-    /// Whether the template's line breaks carry marks too: then the line breaks before and
-    /// after each role line must be the template's.
-    pub(crate) newlines: bool,
+    /// Whether role-line starts and line breaks carry marks too: then each role line's start
+    /// and the line breaks around it, and the line break after a `name:`/`tool_call_id:`
+    /// label, must be the template's.
+    pub(crate) lines: bool,
 }
 
 impl Provenance<'_> {
@@ -135,19 +139,17 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         if let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at)) {
             return Err(role_line_error(text, c.word_at, p.inputs));
         }
-        if p.newlines {
-            let bytes = text.as_bytes();
-            // The role line starts right after a line break of the template's (or at the start)
-            // with the template's own line, and ends with its own line break.
-            let glued = chunks.iter().find(|c| {
-                let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
-                let start = before.map_or(0, |n| n + 1);
-                let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
-                !p.marked(start) || before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
-            });
-            if let Some(c) = glued {
-                return Err(line_break_error(text, c.word_at, p.inputs));
-            }
+        let bytes = text.as_bytes();
+        // The role line starts right after a line break of the template's (or at the start)
+        // with the template's own line, and ends with its own line break.
+        let glued = chunks.iter().filter(|_| p.lines).find(|c| {
+            let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
+            let start = before.map_or(0, |n| n + 1);
+            let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
+            !p.marked(start) || before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
+        });
+        if let Some(c) = glued {
+            return Err(line_break_error(text, c.word_at, p.inputs));
         }
     }
     if !py_strip(pre).is_empty() {
@@ -164,7 +166,40 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         let role = chunk.word.to_ascii_lowercase();
         let body = chunk.body;
         let mut metadata = Map::new();
-        let checked = |found, label| check_labels(provenance, chunk.body_at, found, label);
+        let checked = |found, label| check_labels(provenance, body, chunk.body_at, found, label);
+        if role == "assistant"
+            && let Some((label_at, newline_at, list)) = tool_calls_label(body)
+        {
+            // As promptflow: a list Python's `literal_eval` reads becomes the message's tool
+            // calls (and it has no content); anything else stays text.
+            match crate::pyliteral::literal_eval(list) {
+                Ok(calls) => {
+                    if let Some(p) = provenance {
+                        if !p.marked(chunk.body_at + label_at) {
+                            let end = memchr::memchr(b'\n', body.as_bytes().get(newline_at + 1..).unwrap_or_default())
+                                .map_or(body.len(), |k| newline_at + 1 + k);
+                            let around = body.get(label_at..end.max(label_at)).unwrap_or("");
+                            return Err(label_error("tool_calls", around, p.inputs));
+                        }
+                        if p.lines && !p.marked(chunk.body_at + newline_at) {
+                            return Err(label_line_break_error("tool_calls", p.inputs));
+                        }
+                    }
+                    metadata.insert("tool_calls".into(), calls);
+                    messages.push(Message { role, content: Vec::new(), metadata });
+                    continue;
+                }
+                Err(LiteralError::NotJson(what)) => {
+                    return Err(Error::new(
+                        ErrorKind::Parse,
+                        format!(
+                            "the assistant message's `tool_calls:` list holds {what}, which cannot be sent as JSON; write the calls with strings, numbers, booleans, None, lists and dicts"
+                        ),
+                    ));
+                }
+                Err(LiteralError::Syntax) => {}
+            }
+        }
         let content = if role == "tool" {
             let l = checked(parse_labelled(body, "tool_call_id"), "tool_call_id")?.ok_or_else(|| {
                 Error::new(
@@ -192,9 +227,39 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
     Ok(messages)
 }
 
+/// promptflow's `\n*#{0,2}\s*tool_calls\s*:\s*\n+\s*(\[.*?\])\s*$` (searched, DOTALL):
+/// where the first usable `tool_calls` label starts, the first line break after it, and the
+/// list after it, which runs from the `[` after the label's line break to the body's last
+/// `]` (only whitespace after it).
+fn tool_calls_label(body: &str) -> Option<(usize, usize, &str)> {
+    let end = body.trim_end_matches(py_space);
+    if !end.ends_with(']') {
+        return None;
+    }
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(body.as_bytes().get(from..)?, b"tool_calls") {
+        let at = from + k;
+        from = at + 1;
+        let mut i = skip_space(body, at + "tool_calls".len());
+        if !body.get(i..)?.starts_with(':') {
+            continue;
+        }
+        i += 1;
+        let list = skip_space(body, i);
+        if let Some(nl) = body.get(i..list)?.find('\n')
+            && body.get(list..)?.starts_with('[')
+            && list < end.len()
+        {
+            return Some((at, i + nl, body.get(list..end.len())?));
+        }
+    }
+    None
+}
+
 /// A label match whose labels the template did not write is an injection error.
 fn check_labels<'a>(
     provenance: Option<&Provenance<'_>>,
+    body: &str,
     body_at: usize,
     found: Option<Labelled<'a>>,
     label: &str,
@@ -202,20 +267,30 @@ fn check_labels<'a>(
     if let (Some(p), Some(l)) = (provenance, &found) {
         for (word, at) in [(label, l.label_at), ("content", l.content_at)] {
             if !p.marked(body_at + at) {
-                return Err(label_error(word, p.inputs));
+                // The label's line and the next: a value may have given the line break.
+                let end = memchr::memchr(b'\n', body.as_bytes().get(l.newline_at + 1..).unwrap_or_default())
+                    .map_or(body.len(), |k| l.newline_at + 1 + k);
+                let around = body.get(at..end.max(at)).unwrap_or("");
+                return Err(label_error(word, around, p.inputs));
             }
+        }
+        // The line break after the label must be the template's: a value's would decide
+        // whether the template's label is one.
+        if p.lines && !p.marked(body_at + l.newline_at) {
+            return Err(label_line_break_error(label, p.inputs));
         }
     }
     Ok(found)
 }
 
-/// A match of the `LABEL:`/`content:` sub-syntax: the value, the content, and where the two
-/// labels start in the body.
+/// A match of the `LABEL:`/`content:` sub-syntax: the value, the content, where the two
+/// labels start in the body and where the first line break after the label is.
 struct Labelled<'a> {
     value: &'a str,
     content: &'a str,
     label_at: usize,
     content_at: usize,
+    newline_at: usize,
 }
 
 /// `\n*#{0,2}\s*LABEL\s*:\s*\n+\s*(\S+)\s*\n*#{0,2}\s*content\s*:\s*\n?(.*)`, searched anywhere.
@@ -246,36 +321,59 @@ fn labelled_at(body: &str, mut i: usize, label_at: usize) -> Option<Labelled<'_>
     i += 1;
     // `\s*\n+\s*`: some whitespace containing at least one newline.
     let ws_end = skip_space(body, i);
-    if !body.get(i..ws_end)?.contains('\n') {
-        return None;
-    }
+    let newline_at = i + body.get(i..ws_end)?.find('\n')?;
     i = ws_end;
-    let value_end = body.get(i..)?.find(py_space).map_or(body.len(), |k| i + k);
-    let value = body.get(i..value_end).filter(|v| !v.is_empty())?;
-    let mut j = skip_space(body, value_end);
-    let hashes = body.get(j..)?.bytes().take_while(|&b| b == b'#').count();
-    if hashes > 2 {
+    // `(\S+)`: the whole run of non-space characters, or (the regex backtracks) its longest
+    // part that `#{0,2}content\s*:` follows inside the run.
+    let run_end = body.get(i..)?.find(py_space).map_or(body.len(), |k| i + k);
+    if run_end == i {
         return None;
     }
-    j = skip_space(body, j + hashes);
-    if !body.get(j..)?.starts_with("content") {
-        return None;
-    }
-    let content_at = j;
-    j = skip_space(body, j + "content".len());
+    let (value_end, content_at) = match content_after(body, run_end) {
+        Some(at) => (run_end, at),
+        None => content_inside(body, i, run_end)?,
+    };
+    let value = body.get(i..value_end)?;
+    let mut j = skip_space(body, content_at + "content".len());
     if !body.get(j..)?.starts_with(':') {
         return None;
     }
     j += 1;
     // `\s*\n?`: greedy whitespace, then an optional newline.
     j = skip_space(body, j);
-    Some(Labelled { value, content: body.get(j..).unwrap_or(""), label_at, content_at })
+    Some(Labelled { value, content: body.get(j..).unwrap_or(""), label_at, content_at, newline_at })
+}
+
+/// `\s*\n*#{0,2}\s*content\s*:` at `at`: where `content` starts.
+fn content_after(body: &str, at: usize) -> Option<usize> {
+    let mut j = skip_space(body, at);
+    let hashes = body.get(j..)?.bytes().take_while(|&b| b == b'#').count();
+    if hashes > 2 {
+        return None;
+    }
+    j = skip_space(body, j + hashes);
+    let after = skip_space(body, j + "content".len());
+    (body.get(j..)?.starts_with("content") && body.get(after..)?.starts_with(':')).then_some(j)
+}
+
+/// The longest value `body[start..end]` can give up to a `#{0,2}content\s*:` that starts
+/// inside the run (a value is at least one character): the value's end and where `content`
+/// starts.
+fn content_inside(body: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let run = body.get(start..end)?;
+    memchr::memmem::rfind_iter(run.as_bytes(), b"content")
+        .filter(|&k| k > 0)
+        .find(|&k| {
+            let after = skip_space(body, start + k + "content".len());
+            body.get(after..).is_some_and(|r| r.starts_with(':'))
+        })
+        .map(|k| (start + k, start + k))
 }
 
 /// The input whose text makes `needle` (a role line or label), and whether it holds all of
 /// it: the one containing it (in any ASCII case), else the one sharing the longest piece with
 /// it (a value that ends with its start, starts with its end, or lies inside it).
-fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
+pub(crate) fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
     let mut best: Option<(usize, &str)> = None;
     for (name, value) in &inputs.entries {
         if name == crate::marks::MARK_VAR {
@@ -389,14 +487,44 @@ fn shown(line: &str) -> String {
     out
 }
 
-fn label_error(label: &str, inputs: &Context<'_>) -> Error {
-    const WHY: &str = "only the template's own `name:`, `tool_call_id:` and `content:` labels set a message's name, tool call id and content";
+fn label_line_break_error(label: &str, inputs: &Context<'_>) -> Error {
+    const WHY: &str = "keep a line break of the template's own right after the label";
     let needle = format!("{label}:");
-    match blame(&needle, inputs).or_else(|| blame(label, inputs)) {
+    match blame(&needle, inputs).or_else(|| blame("\n", inputs)) {
+        Some((name, _)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Line break from input (possible injection): input `{name}` puts the line break after the template's `{needle}` label, making it a label; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Line break not from the template (possible injection): the template's `{needle}` label became one through a line break it did not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+fn label_error(label: &str, around: &str, inputs: &Context<'_>) -> Error {
+    const WHY: &str = "only the template's own `name:`, `tool_call_id:`, `tool_calls:` and `content:` labels set a message's name, tool call id, tool calls and content";
+    let needle = format!("{label}:");
+    // Only a value that holds the whole label "contains" it; a partial overlap (a value
+    // whose line break completes the template's `name:`) forms it with the text around.
+    let whole = blame(&needle, inputs).or_else(|| blame(label, inputs)).filter(|(_, whole)| *whole);
+    match whole {
         Some((name, _)) => Error::new(
             ErrorKind::Injection,
             format!(
                 "Message label from input (possible injection): input `{name}` contains the `{needle}` label; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None if let Some((name, _)) = blame(around, inputs) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Message label from input (possible injection): input `{name}` and the text around it form the `{needle}` label; {WHY}"
             ),
         )
         .with_input(name),
@@ -471,10 +599,18 @@ impl Escapes {
                 }
             }
             for v in m.metadata.values_mut() {
-                if let Value::String(s) = v {
-                    self.restore_str(s);
-                }
+                self.restore_value(v);
             }
+        }
+    }
+
+    /// Every string of a metadata value (a `tool_calls` list holds strings inside).
+    fn restore_value(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => self.restore_str(s),
+            Value::Array(items) => items.iter_mut().for_each(|x| self.restore_value(x)),
+            Value::Object(map) => map.values_mut().for_each(|x| self.restore_value(x)),
+            _ => {}
         }
     }
 

@@ -13,10 +13,11 @@ use crate::limits::Limits;
 use crate::marks::{MARK_VAR, compile_marked, mark_from, strip_marks};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
+use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
 use crate::promptflow::{Escapes, Provenance, split_checked};
-use crate::roles::{forges_boundary, role_line};
+use crate::roles::forges_boundary;
 
-/// The context variable that carries the per-render role-line nonce.
+/// The name the spec profile's role-line nonce had; reserved like [`MARK_VAR`].
 const NONCE_VAR: &str = "__prompty_nonce";
 
 /// Random bytes in the rich-input placeholders `prepare` expands: 128 bits, so that no input
@@ -58,17 +59,20 @@ pub struct Renderer {
     profile: Profile,
     limits: Limits,
     location: BodyLocation,
-    /// The body as compiled for prepare: strict nonces added to role lines (spec profile,
-    /// when strict) or provenance marks before role words and labels (promptflow profile).
+    /// The body as compiled for prepare: provenance marks before role words, labels and
+    /// line breaks (promptflow profile, and spec profile when strict).
     body: String,
     engine: Engine,
     strict: bool,
-    /// Whether `body` differs from the prompt's template.
+    /// Whether the compiled template holds marks (differs from the prompt's template).
     rewritten: bool,
-    /// Whether the template's kept line breaks carry promptflow marks too.
-    newline_marks: bool,
+    /// Whether role-line starts and line breaks carry marks too.
+    line_marks: bool,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
+    /// The promptflow profile's template after its `![image]({{var}})` pre-pass, when that
+    /// changed it: what is rendered instead of the prompt's instructions.
+    prepassed: Option<String>,
     rich: Vec<(String, PropertyKind)>,
 }
 
@@ -96,13 +100,16 @@ impl Renderer {
         let instructions = prompt.instructions.clone().unwrap_or_default();
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
         let format = &prompt.template.format.kind;
-        let (body, engine, rewritten, newline_marks) = if profile == Profile::Promptflow {
+        let prepassed = (profile == Profile::Promptflow && matches!(format.as_str(), "jinja2" | "jinja" | "nunjucks"))
+            .then(|| markdown_image_prepass(&instructions))
+            .flatten();
+        let instructions = prepassed.clone().unwrap_or(instructions);
+        let (body, engine, rewritten, line_marks) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks > 0, marked.newlines)
+            (marked.body, marked.engine, marked.marks > 0, marked.lines)
         } else {
-            let body = if strict { add_nonces(&instructions, format) } else { instructions };
-            let engine = Engine::compile(format, body.clone(), profile, &options.limits, &location)?;
-            (body, engine, strict, false)
+            let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
+            (instructions, engine, false, false)
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
@@ -116,8 +123,9 @@ impl Renderer {
             engine,
             strict,
             rewritten,
-            newline_marks,
+            line_marks,
             plain,
+            prepassed,
             rich,
         })
     }
@@ -149,10 +157,11 @@ impl Renderer {
     fn render_text_inner(&self, inputs: &Map<String, Value>) -> Result<String, Error> {
         let (mut ctx, _) = self.context(inputs, DISPLAY_NONCE_BYTES)?;
         if self.profile == Profile::Promptflow {
+            self.promptflow_images(&mut ctx, false)?;
             Escapes::escape(&mut ctx)?;
         }
         let engine = self.plain_engine()?;
-        engine.render(&ctx, &self.limits, self.prompt.instructions.as_deref().unwrap_or(""), &self.location)
+        engine.render(&ctx, &self.limits, self.plain_body(), &self.location)
     }
 
     /// Validates inputs, renders, splits into messages and expands rich inputs.
@@ -163,29 +172,37 @@ impl Renderer {
     fn prepare_inner(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
         let (mut ctx, rich) = self.context(inputs, RICH_NONCE_BYTES)?;
         match self.profile {
-            Profile::Spec => {
-                let nonce = if self.strict { Some(random_hex(8)?) } else { None };
-                if let Some(n) = &nonce {
-                    ctx.set(NONCE_VAR, Value::String(n.clone()));
-                }
+            Profile::Spec if self.strict => {
+                // Every role line must carry this render's mark.
+                let mark = mark_from(random_u64()?);
+                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                // The context doubles as the inputs an injection error names: the nonce
-                // variable's hex value can never hold a role line.
-                let strict = nonce.as_deref().map(|nonce| Strict { nonce, inputs: &ctx });
-                let messages = split_inner(&text, strict.as_ref())?;
+                let (text, marks) = strip_marks(&text, &mark);
+                // The context doubles as the inputs an injection error names: the mark can
+                // never hold a role line.
+                let messages =
+                    split_inner(&text, Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks }))?;
+                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
+            }
+            Profile::Spec => {
+                let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
+                let messages = split_inner(&text, None)?;
                 if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Promptflow => {
+                // Image inputs print placeholders, which become image parts after the split.
+                let images = self.promptflow_images(&mut ctx, true)?;
                 // As promptflow does: role words on role lines of top-level string inputs are
                 // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must carry this render's mark.
                 let mark = mark_from(random_u64()?);
-                ctx.set(MARK_VAR, Value::String(mark.clone()));
+                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
                 let (text, marks) = strip_marks(&text, &mark);
-                let provenance = Provenance { marks: &marks, inputs: &ctx, newlines: self.newline_marks };
+                let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
+                apply_images(&mut messages, &images);
                 escapes.restore(&mut messages);
                 Ok(messages)
             }
@@ -276,13 +293,49 @@ impl Renderer {
         let compiled = self.plain.get_or_init(|| {
             Engine::compile(
                 &self.prompt.template.format.kind,
-                self.prompt.instructions.clone().unwrap_or_default(),
+                self.plain_body().to_owned(),
                 self.profile,
                 &self.limits,
                 &self.location,
             )
         });
         compiled.as_ref().map_err(Clone::clone)
+    }
+
+    /// The template as rendered without nonces or marks.
+    fn plain_body(&self) -> &str {
+        self.prepassed.as_deref().or(self.prompt.instructions.as_deref()).unwrap_or("")
+    }
+
+    /// promptflow's image inputs: each top-level string input written
+    /// `data:image/<type>;(base64|url): ...` is replaced by a fresh placeholder (`placeholders`)
+    /// or by the `Image(...)` text promptflow prints for it.
+    fn promptflow_images(&self, ctx: &mut Context<'_>, placeholders: bool) -> Result<Vec<PfImage>, Error> {
+        let mut images = Vec::new();
+        let found: Vec<(String, String, String)> = ctx
+            .entries
+            .iter()
+            .filter_map(|(name, v)| match v.as_ref() {
+                Value::String(s) if s.starts_with("data:image/") => Some((name, s)),
+                _ => None,
+            })
+            .map(|(name, s)| image_of(name, s).map(|img| img.map(|(url, text)| (name.to_string(), url, text))))
+            .collect::<Result<Vec<_>, Error>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        for (name, url, text) in found {
+            let shown = if placeholders {
+                let mut b = [0u8; 16];
+                random_fill(&mut b)?;
+                pfimage::placeholder(u128::from_le_bytes(b))
+            } else {
+                text.clone()
+            };
+            ctx.set(&name, Value::String(shown.clone()));
+            images.push(PfImage { url, text, placeholder: shown });
+        }
+        Ok(images)
     }
 
     /// Validated inputs with rich inputs replaced by nonces of `nonce_bytes` random bytes,
@@ -293,6 +346,7 @@ impl Renderer {
         nonce_bytes: usize,
     ) -> Result<(Context<'a>, Vec<RichInput>), Error> {
         let mut ctx = Context::new(self.prompt.resolve_inputs(inputs)?);
+        check_reserved(&ctx)?;
         for p in self.prompt.inputs.iter().flatten() {
             if p.strict == Some(true)
                 && let Some(Value::String(s)) = ctx.get(&p.name)
@@ -318,41 +372,59 @@ impl Renderer {
     }
 }
 
+/// Names the renderer keeps for its own variables. No input may use one, as its name or as
+/// a key anywhere inside its value: a Mustache section looks names up in its item first, so
+/// an item holding one would stand in for the mark inside the section.
+const RESERVED: [&str; 2] = [MARK_VAR, NONCE_VAR];
+
+/// Refuses inputs that use a [`RESERVED`] name.
+fn check_reserved(ctx: &Context<'_>) -> Result<(), Error> {
+    for (name, value) in &ctx.entries {
+        if RESERVED.contains(&name.as_ref()) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("input `{name}`: the name is reserved for the renderer's own marks; rename the input"),
+            )
+            .with_input(name.as_ref()));
+        }
+        if let Some(key) = reserved_key(value) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "input `{name}` holds the key `{key}`, which is reserved for the renderer's own marks; rename the key"
+                ),
+            )
+            .with_input(name.as_ref()));
+        }
+    }
+    Ok(())
+}
+
+/// The first reserved name used as a key anywhere in `value` (walked without recursion).
+fn reserved_key(value: &Value) -> Option<&'static str> {
+    if !matches!(value, Value::Object(_) | Value::Array(_)) {
+        return None;
+    }
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if let Some(key) = RESERVED.into_iter().find(|k| o.contains_key(*k)) {
+                    return Some(key);
+                }
+                stack.extend(o.values().filter(|v| matches!(v, Value::Object(_) | Value::Array(_))));
+            }
+            Value::Array(a) => stack.extend(a.iter().filter(|v| matches!(v, Value::Object(_) | Value::Array(_)))),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The input name an interpolation reads: `q`, `user.name` -> `user`, `q | upper` -> `q`.
 fn root_variable(expr: &str) -> Option<String> {
     let name: String = expr.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
-}
-
-/// Rewrites every role line of the template body to carry the render nonce.
-fn add_nonces(body: &str, format: &str) -> String {
-    let placeholder = match format {
-        "jinja2" | "jinja" | "nunjucks" => "{{ __prompty_nonce }}",
-        // Inside `{{#each}}` and `{{#with}}` a bare name is looked up in the block's value.
-        "handlebars" | "hbs" => "{{@root.__prompty_nonce}}",
-        _ => "{{__prompty_nonce}}",
-    };
-    let mut out = String::with_capacity(body.len() + 64);
-    for (i, line) in body.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        match role_line(line) {
-            Some(marker) => {
-                out.push_str(marker.role);
-                out.push('[');
-                if let Some(attrs) = marker.attrs {
-                    out.push_str(attrs);
-                    out.push_str(", ");
-                }
-                out.push_str("nonce=\"");
-                out.push_str(placeholder);
-                out.push_str("\"]:");
-            }
-            None => out.push_str(line),
-        }
-    }
-    out
 }
 
 /// Bytes from the operating system's CSPRNG, fetched 512 at a time per thread; every byte
@@ -411,10 +483,16 @@ mod tests {
 
     #[test]
     fn nonces_keep_attributes() {
-        assert_eq!(
-            add_nonces("system:\nhi\n# User[name=Bob]:\n{{q}}", "jinja2"),
-            "system[nonce=\"{{ __prompty_nonce }}\"]:\nhi\nuser[name=Bob, nonce=\"{{ __prompty_nonce }}\"]:\n{{q}}"
-        );
+        // Strict mode marks the template's role lines; their attributes stay metadata, and
+        // the attribute text the template wrote is what the split reads.
+        let text = "---\nname: t\ninputs:\n  q: {kind: string, default: x}\n---\nsystem:\nhi\n# User[name=Bob]:\n{{q}}";
+        let prompt =
+            prompty_syntax::load_str(text, &prompty_syntax::MapHost::new(), &Default::default()).prompt.expect("loads");
+        let renderer = Renderer::new(prompt).expect("compiles");
+        assert_eq!(renderer.body, "{{ __prompty_mark }}system:\nhi\n# {{ __prompty_mark }}User[name=Bob]:\n{{q}}");
+        let ms = renderer.prepare(&Map::new()).expect("renders");
+        assert_eq!(ms[1].metadata.get("name"), Some(&Value::String("Bob".into())));
+        assert_eq!(ms[1].text_content(), "x");
     }
 
     #[test]

@@ -3,12 +3,6 @@
 //! The spec's boundary regex, case-insensitive, tested on the trimmed line:
 //! `^\s*#?\s*(system|user|assistant|developer)(\[attrs\])?\s*:\s*$`.
 
-use nom::branch::alt;
-use nom::bytes::complete::{tag, tag_no_case, take_while, take_while1};
-use nom::character::complete::{char, multispace0};
-use nom::combinator::{eof, opt, value};
-use nom::sequence::delimited;
-use nom::{IResult, Parser};
 use serde_json::{Map, Number, Value};
 
 /// The roles the spec profile splits on.
@@ -23,48 +17,59 @@ pub struct RoleLine<'a> {
     pub attrs: Option<&'a str>,
 }
 
-fn role_word(input: &str) -> IResult<&str, &'static str> {
-    alt((
-        value("system", tag_no_case("system")),
-        value("user", tag_no_case("user")),
-        value("assistant", tag_no_case("assistant")),
-        value("developer", tag_no_case("developer")),
-    ))
-    .parse(input)
-}
-
-/// `[` ... `]` where the content starts like an attribute (`\w+\s*=`).
-fn attr_block(input: &str) -> IResult<&str, &str> {
-    let (rest, inner) = delimited(char('['), take_while(|c| c != ']'), char(']')).parse(input)?;
-    let starts_ok: IResult<&str, _> =
-        (take_while1(|c: char| c.is_alphanumeric() || c == '_'), multispace0, char('=')).parse(inner);
-    match starts_ok {
-        Ok(_) => Ok((rest, inner)),
-        Err(e) => Err(e),
-    }
-}
-
-fn parse_role_line(input: &str) -> IResult<&str, RoleLine<'_>> {
-    let (rest, (_, _, _, role, attrs, _, _, _, _)) =
-        (multispace0, opt(tag("#")), multispace0, role_word, opt(attr_block), multispace0, char(':'), multispace0, eof)
-            .parse(input)?;
-    Ok((rest, RoleLine { role, attrs }))
-}
-
 /// Recognizes a role line (the line without its newline).
 pub fn role_line(line: &str) -> Option<RoleLine<'_>> {
     // Fast reject without scanning the line: a role line ends with `:` (then only
     // whitespace) and starts (after whitespace) with `#` or a role word's first letter.
-    if !line.trim_end().ends_with(':') {
+    // Only ASCII blanks may surround it.
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let bytes = line.as_bytes();
+    if bytes.iter().rev().find(|b| !blank(b)) != Some(&b':') {
         return None;
     }
-    if !matches!(
-        line.trim_start().as_bytes().first(),
-        Some(b'#' | b's' | b'S' | b'u' | b'U' | b'a' | b'A' | b'd' | b'D')
-    ) {
+    if !matches!(bytes.iter().find(|b| !blank(b)), Some(b'#' | b's' | b'S' | b'u' | b'U' | b'a' | b'A' | b'd' | b'D')) {
         return None;
     }
-    parse_role_line(line).ok().map(|(_, r)| r)
+    parse_role_line(line)
+}
+
+/// nom's `multispace0`: spaces, tabs, carriage returns and line feeds.
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        i += 1;
+    }
+    i
+}
+
+/// `\s*#?\s*ROLE(\[attrs\])?\s*:\s*$` by hand (no allocation, no case mapping): the role
+/// words are ASCII, and no other character lowercases to one of their letters.
+fn parse_role_line(line: &str) -> Option<RoleLine<'_>> {
+    let b = line.as_bytes();
+    let mut i = skip_blanks(b, 0);
+    if b.get(i) == Some(&b'#') {
+        i += 1;
+    }
+    i = skip_blanks(b, i);
+    let rest = line.get(i..)?;
+    let role = *SPEC_ROLES.iter().find(|r| rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)))?;
+    i += role.len();
+    let mut attrs = None;
+    if b.get(i) == Some(&b'[') {
+        let inner_len = line.get(i + 1..)?.find(']')?;
+        let inner = line.get(i + 1..i + 1 + inner_len)?;
+        // The content starts like an attribute: `\w+\s*=`.
+        let word = inner.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(inner.len());
+        if word == 0 || inner.as_bytes().get(skip_blanks(inner.as_bytes(), word)) != Some(&b'=') {
+            return None;
+        }
+        attrs = Some(inner);
+        i += inner_len + 2;
+    }
+    i = skip_blanks(b, i);
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    (skip_blanks(b, i + 1) == b.len()).then_some(RoleLine { role, attrs })
 }
 
 /// Parses `k=v, k2="v2"` into metadata, coercing `true`/`false`, integers and floats.
@@ -118,6 +123,85 @@ pub(crate) fn forges_boundary(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parser as a nom grammar, the reference the hand-written one is checked against.
+    mod reference {
+        use nom::branch::alt;
+        use nom::bytes::complete::{tag, tag_no_case, take_while, take_while1};
+        use nom::character::complete::{char, multispace0};
+        use nom::combinator::{eof, opt, value};
+        use nom::sequence::delimited;
+        use nom::{IResult, Parser};
+
+        use super::RoleLine;
+
+        fn role_word(input: &str) -> IResult<&str, &'static str> {
+            alt((
+                value("system", tag_no_case("system")),
+                value("user", tag_no_case("user")),
+                value("assistant", tag_no_case("assistant")),
+                value("developer", tag_no_case("developer")),
+            ))
+            .parse(input)
+        }
+
+        fn attr_block(input: &str) -> IResult<&str, &str> {
+            let (rest, inner) = delimited(char('['), take_while(|c| c != ']'), char(']')).parse(input)?;
+            let starts_ok: IResult<&str, _> =
+                (take_while1(|c: char| c.is_alphanumeric() || c == '_'), multispace0, char('=')).parse(inner);
+            starts_ok.map(|_| (rest, inner))
+        }
+
+        pub(super) fn role_line(input: &str) -> Option<RoleLine<'_>> {
+            let parsed: IResult<&str, _> = (
+                multispace0,
+                opt(tag("#")),
+                multispace0,
+                role_word,
+                opt(attr_block),
+                multispace0,
+                char(':'),
+                multispace0,
+                eof,
+            )
+                .parse(input);
+            parsed.ok().map(|(_, (_, _, _, role, attrs, _, _, _, _))| RoleLine { role, attrs })
+        }
+    }
+
+    #[test]
+    fn the_hand_written_parser_agrees_with_the_grammar() {
+        // Lines built slot by slot (blanks, `#`, role word, attributes, colon, tail), each
+        // slot from valid and invalid choices, so that both answers come up often.
+        let slots: [&[&str]; 7] = [
+            &["", " ", "\t", "\r\n", "\u{a0}", "x", "  \n "],
+            &["", "#", "##", "# "],
+            &["system", "SyStEm", "user", "USER", "users", "assistant", "developer", "tool", "\u{17f}ystem", "", "İ"],
+            &["", "[a=1]", "[ a = 1 ]", "[]", "[=1]", "[\u{e9}=1]", "[a b=1]", "[nonce=\"x\"]", "[a=]]", "[a", "[a=1"],
+            &["", " ", "\t", "\u{2028}"],
+            &[":", "", "::", ";", " :"],
+            &["", " ", "\n", "\r", "x", "\u{a0}", ": "],
+        ];
+        let mut role_lines = 0;
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..60_000 {
+            let mut line = String::new();
+            for choices in slots {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                line.push_str(choices[(seed % choices.len() as u64) as usize]);
+            }
+            let ours = role_line(&line);
+            assert_eq!(ours, reference::role_line(&line), "{line:?}");
+            role_lines += usize::from(ours.is_some());
+        }
+        for line in ["system:", " # user [name=Bob] :  ", "user[a=1]]:", "assistant[x=\"]\"]:", "developer\n:\n"] {
+            assert_eq!(role_line(line), reference::role_line(line), "{line:?}");
+        }
+        // The generator reaches both answers often.
+        assert!(role_lines > 1_000, "only {role_lines} role lines generated");
+    }
 
     #[test]
     fn recognizes_role_lines() {

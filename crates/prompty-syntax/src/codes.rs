@@ -36,6 +36,7 @@ codes! {
     REFERENCE_DEPTH = "P025", "reference-too-deep", "`${file:}` references nest too deeply or form a cycle.";
     LEGACY_KEY = "P030", "v1-construct", "A v1 (promptflow) construct; it has a v2 spelling.";
     MIXED_VERSIONS = "P031", "mixed-versions", "The file mixes v1 and v2 spellings of the same thing.";
+    NON_PORTABLE_FORMAT = "P032", "non-portable-format", "A template format only some runtimes accept (`nunjucks`).";
 }
 
 /// The severity the loader reports `code` with. A few codes are errors in one place and

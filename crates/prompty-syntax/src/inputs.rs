@@ -25,8 +25,15 @@ impl Prompt {
         };
         let mut out: Vec<(&str, &Value)> = source.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let mut missing = Vec::new();
+        let given_count = out.len();
         for p in self.inputs.iter().flatten() {
-            if source.contains_key(&p.name) {
+            // A few given names are compared one by one: cheaper than hashing each name.
+            let given = if given_count <= 16 {
+                out.get(..given_count).unwrap_or_default().iter().any(|(k, _)| *k == p.name)
+            } else {
+                source.contains_key(&p.name)
+            };
+            if given {
                 continue;
             }
             match &p.default {

@@ -860,7 +860,19 @@ impl Lowerer<'_> {
     }
 
     fn check_engine(&mut self, node: &Node, kind: &str, known: &[&str], what: &str) {
-        if known.contains(&kind) || (what == "format" && kind == "nunjucks") {
+        if what == "format" && kind == "nunjucks" {
+            // The TypeScript runtime's name for its engine; it renders `jinja2` the same way.
+            self.push(
+                Diagnostic::warning(
+                    codes::NON_PORTABLE_FORMAT,
+                    node.span.clone(),
+                    "template format `nunjucks` is accepted by the TypeScript runtime only: it is rendered here as Jinja2 (Python semantics), the Python runtime rejects it, and Nunjucks itself prints some values differently (`true`, `a,b`)",
+                )
+                .with_help("write `jinja2`: every runtime accepts it"),
+            );
+            return;
+        }
+        if known.contains(&kind) {
             return;
         }
         let guess = if self.secrets.contains(kind) { None } else { did_you_mean(kind, known) };

@@ -153,6 +153,29 @@ impl Secrets {
         }
     }
 
+    /// Redacts every string and every object key of `v` the way [`Secrets::redact`] redacts
+    /// a message: each occurrence of a secret, not only whole strings. For output that may
+    /// quote a secret anywhere (an evaluation's reason, a result key built from a name).
+    pub fn redact_json(&self, v: &mut Value) {
+        if self.entries.is_empty() {
+            return;
+        }
+        match v {
+            Value::String(s) => self.redact_string(s),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_json(i)),
+            Value::Object(m) => {
+                if m.keys().any(|k| matches!(self.redact(k), Cow::Owned(_))) {
+                    let old = std::mem::take(m);
+                    for (k, val) in old {
+                        m.insert(self.redact(&k).into_owned(), val);
+                    }
+                }
+                m.values_mut().for_each(|val| self.redact_json(val));
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
     fn redact_map(&self, m: &mut Map<String, Value>) {
         m.values_mut().for_each(|v| self.redact_value(v));
     }
@@ -399,5 +422,22 @@ mod tests {
     fn multibyte_text_is_walked_by_characters() {
         let s = secrets(&[("K", "é-secret-value")]);
         assert_eq!(s.redact("ü é-secret-value ü"), "ü ${env:K} ü");
+    }
+
+    #[test]
+    fn json_strings_and_keys_are_redacted_wherever_a_secret_occurs() {
+        let s = secrets(&[("K", "sk-test-SECRET-1234"), ("S", "abc")]);
+        let mut v = serde_json::json!({
+            "sk-test-SECRET-1234_reason": "the key sk-test-SECRET-1234 and abc, not abcdef",
+            "n": [1, "abc", {"abc": true}],
+        });
+        s.redact_json(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "${env:K}_reason": "the key ${env:K} and ${env:S}, not abcdef",
+                "n": [1, "${env:S}", {"${env:S}": true}],
+            })
+        );
     }
 }

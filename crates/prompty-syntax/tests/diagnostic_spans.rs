@@ -65,6 +65,28 @@ fn engine_and_model_problems_point_at_the_value() {
 }
 
 #[test]
+fn nunjucks_loads_with_a_portability_warning() {
+    let text = "---\ntemplate:\n  format: nunjucks\n  parser: prompty\n---\nuser:\n{{ q }}\n";
+    let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    assert_eq!(spans(text), [("P032", "nunjucks".to_owned())]);
+    let d = &loaded.diagnostics[0];
+    assert!(!d.is_error());
+    assert!(
+        d.message.contains("TypeScript runtime") && d.message.contains("Python runtime rejects it"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.help.as_deref(), Some("write `jinja2`: every runtime accepts it"));
+    assert_eq!(loaded.prompt.map(|p| p.template.format.kind), Some("nunjucks".to_owned()));
+    // The object form too.
+    assert_eq!(
+        spans("---\ntemplate:\n  format: {kind: nunjucks}\n  parser: prompty\n---\n"),
+        [("P032", "nunjucks".to_owned())]
+    );
+}
+
+#[test]
 fn a_v1_option_name_gets_its_v2_spelling() {
     let text = "---\nmodel:\n  id: m\n  options:\n    max_tokens: 5\n---\n";
     let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());

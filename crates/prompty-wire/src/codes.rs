@@ -26,11 +26,11 @@ prompty_syntax::define_codes! {
     INVALID_JSON = "PW020", "invalid-json-reply", Error, "The reply is not JSON although the prompt asks for a JSON object.";
     MISSING_OUTPUT_KEY = "PW021", "missing-output-key", Error, "A JSON reply without a key `outputs` declares.";
     UNSUPPORTED_OPTION = "PW101", "unsupported-option", Warning, "A `model.options` field the provider's API does not take is not sent.";
-    SHADOWED_OPTION = "PW102", "shadowed-option", Warning, "An `additionalProperties` entry whose key the request already sets is not sent.";
+    SHADOWED_PARAMETER = "PW102", "shadowed-parameter", Warning, "A free-form parameter (`additionalProperties`, v1 `parameters`) whose field the request already sets is not sent.";
     DROPPED_METADATA = "PW103", "dropped-metadata", Warning, "A message metadata key the provider's message format has no place for is not sent.";
     IGNORED_TOOLS = "PW104", "ignored-tools", Warning, "`tools` on an API that takes none are not sent.";
     IGNORED_OUTPUTS = "PW105", "ignored-outputs", Warning, "`outputs` on an API without structured output are not sent.";
-    UNENFORCED_OUTPUTS = "PW106", "unenforced-outputs", Warning, "`outputs` on a provider that cannot be sent a schema: the reply is parsed but its shape is not enforced.";
+    UNENFORCED_JSON = "PW106", "unenforced-json", Warning, "JSON output (`outputs` or a JSON `response_format`) this request cannot enforce: the reply is still parsed as JSON.";
     IGNORED_PART = "PW107", "ignored-part", Warning, "A non-text part on an API that takes only text is not sent.";
     EMPTY_STRICT_OBJECT = "PW108", "empty-strict-object", Warning, "An object without properties in a strict schema: the model can only return `{}`.";
     ONE_OF_AS_ANY_OF = "PW109", "one-of-as-any-of", Warning, "`oneOf` in a strict schema is sent as `anyOf`.";
@@ -39,4 +39,7 @@ prompty_syntax::define_codes! {
     MOVED_SYSTEM_MESSAGE = "PW112", "moved-system-message", Warning, "A system message after the conversation started is joined into the top-level system text.";
     DROPPED_EMPTY_MESSAGE = "PW113", "dropped-empty-message", Warning, "A message with no content is left out because the provider rejects empty content.";
     EMPTY_IMAGE_PROMPT = "PW114", "empty-image-prompt", Warning, "An image request whose prompt is empty.";
+    DROPPED_PARAMETER = "PW115", "dropped-parameter", Warning, "A free-form parameter the target API has no field for is not sent.";
+    JSON_AS_TOOL = "PW116", "json-as-tool", Warning, "JSON output is sent as a forced tool whose input is the answer (the provider has no JSON mode).";
+    FOREIGN_MODEL = "PW117", "foreign-model", Warning, "The model id belongs to another provider's family of models.";
 }

@@ -5,6 +5,7 @@ use prompty_render::{Message, Part};
 use prompty_syntax::{ModelOptions, Prompt, Tool};
 use serde_json::{Map, Number, Value};
 
+use crate::params::{self, JsonRequest, Outcome, ParamSource};
 use crate::{Api, Error, Provider, Warning, schema};
 
 /// One compilation: where it goes and what it has noticed so far.
@@ -14,10 +15,18 @@ pub(crate) struct Ctx<'a> {
     pub(crate) api: Api,
     pub(crate) model: String,
     pub(crate) warnings: Vec<Warning>,
+    /// Compiling a v1 prompt: its `model.parameters` are the options, `model.options` (the
+    /// loader's v2 reading of them) is not used.
+    pub(crate) legacy: bool,
+    /// The tool whose input is the answer (Anthropic JSON output), once decided.
+    pub(crate) answer_tool: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn options(&self) -> Option<&ModelOptions> {
+        if self.legacy {
+            return None;
+        }
         self.prompt.model.as_ref()?.options.as_ref()
     }
 
@@ -62,20 +71,69 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Merges `additionalProperties` into `body`: a key the body already has, or one in
-    /// `reserved` (set later), is left out with a warning.
-    pub(crate) fn merge_additional(&mut self, body: &mut Map<String, Value>, reserved: &[&str]) {
-        let Some(extra) = self.options().and_then(|o| o.additional_properties.clone()) else {
-            return;
-        };
-        for (key, value) in extra {
-            if body.contains_key(&key) || reserved.contains(&key.as_str()) {
-                let (provider, api) = (self.provider, self.api);
-                self.warn(Warning::ShadowedOption { key, provider, api });
-            } else {
-                body.insert(key, value);
+    /// The free-form parameters of the prompt and where they come from: v1
+    /// `model.parameters` when compiling a v1 prompt, else v2
+    /// `model.options.additionalProperties`.
+    pub(crate) fn free_params(&self) -> (ParamSource, Map<String, Value>) {
+        if self.legacy {
+            let params = self.prompt.legacy.as_ref().and_then(|l| l.parameters.clone());
+            (ParamSource::Parameters, params.unwrap_or_default())
+        } else {
+            let extra = self.options().and_then(|o| o.additional_properties.clone());
+            (ParamSource::AdditionalProperties, extra.unwrap_or_default())
+        }
+    }
+
+    /// Merges the free-form parameters into `body` as the target takes them
+    /// ([`params::translate`]): a field the request already has, or one in `reserved`
+    /// (set later), is left out with a warning, and so is a parameter the target has no
+    /// field for. JSON output requests are returned for the builder to express.
+    pub(crate) fn merge_params(
+        &mut self,
+        body: &mut Map<String, Value>,
+        reserved: &[&str],
+    ) -> Vec<(String, JsonRequest)> {
+        let (source, map) = self.free_params();
+        let mut json = Vec::new();
+        for (key, value) in map {
+            let (provider, api) = (self.provider, self.api);
+            let shadowed = |field: &str| Warning::ShadowedParameter {
+                source,
+                key: key.clone(),
+                field: field.to_owned(),
+                provider,
+                api,
+            };
+            match params::translate(provider, api, &key, &value) {
+                Outcome::Field(field, v) => {
+                    if body.contains_key(field) || reserved.contains(&field) {
+                        self.warn(shadowed(field));
+                    } else {
+                        body.insert(field.to_owned(), v);
+                    }
+                }
+                Outcome::Nested(outer, inner, v) => {
+                    let slot = if reserved.contains(&outer) {
+                        None
+                    } else {
+                        match body.entry(outer).or_insert_with(|| Value::Object(Map::new())) {
+                            Value::Object(o) if !o.contains_key(inner) => Some(o),
+                            _ => None,
+                        }
+                    };
+                    match slot {
+                        Some(o) => {
+                            o.insert(inner.to_owned(), v);
+                        }
+                        None => self.warn(shadowed(&format!("{outer}.{inner}"))),
+                    }
+                }
+                Outcome::Json(request) => json.push((key, request)),
+                Outcome::Dropped(reason) => self.warn(Warning::DroppedParameter { source, key, reason, provider, api }),
+                Outcome::Neutral => {}
             }
         }
+        json
     }
 
     /// The JSON Schema of a function tool's parameters, bound parameters left out; in

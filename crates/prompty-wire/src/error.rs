@@ -51,9 +51,9 @@ pub enum Error {
         /// The provider.
         provider: Provider,
     },
-    /// A v1 (promptflow) prompt was compiled for something other than OpenAI-style chat.
+    /// A v1 (promptflow) prompt was compiled for an API other than chat.
     #[error(
-        "a v1 (promptflow) prompt compiles only to an OpenAI-style chat request, not {provider} {api}: its `model.parameters` are sent verbatim to chat completions; rewrite them as v2 `model.options` to target another provider or API"
+        "a v1 (promptflow) prompt compiles only to a chat request (OpenAI chat completions or Anthropic Messages), not {provider} {api}: rewrite its `model.parameters` as v2 `model.options` to target another API"
     )]
     PromptflowTarget {
         /// The provider asked for.

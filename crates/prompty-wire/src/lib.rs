@@ -22,12 +22,16 @@
 //!
 //! Supported: OpenAI chat completions, responses, embeddings and images (Azure and
 //! Foundry take the same bodies) and Anthropic Messages. v1 (promptflow) prompts compile
-//! the way promptflow-core builds its request: `model.parameters` verbatim, then
-//! `model`, then `messages`.
+//! the way promptflow-core builds its request for OpenAI-style providers:
+//! `model.parameters` verbatim, then `model`, then `messages`; for Anthropic the
+//! parameters are translated.
 //!
-//! Nothing is dropped silently: an option, message field or content the target cannot
-//! take is a [`Warning`] when the request stays valid without it, and an [`Error`]
-//! otherwise. The crate does no I/O.
+//! Every field of a body is one the target API documents ([`request_fields`]): free-form
+//! parameters are sent as written, translated to the target's equivalent, or left out.
+//! Nothing is dropped silently: an option, parameter, message field or content the target
+//! cannot take is a [`Warning`] when the request stays valid without it, and an [`Error`]
+//! otherwise. A model id of another provider's family is a warning too, unless the target
+//! names the model. The crate does no I/O.
 
 mod anthropic;
 pub mod codes;
@@ -35,6 +39,7 @@ mod common;
 mod error;
 mod media;
 mod openai;
+mod params;
 mod process;
 mod promptflow;
 pub mod schema;
@@ -47,6 +52,13 @@ use serde_json::Value;
 
 pub use anthropic::DEFAULT_MAX_TOKENS;
 pub use error::Error;
+pub use params::ParamSource;
+
+/// The top-level request fields `provider`'s `api` documents: what a compiled body may
+/// contain, and what a free-form parameter is checked against.
+pub fn request_fields(provider: Provider, api: Api) -> &'static [&'static str] {
+    params::fields(provider, api)
+}
 pub use process::{GeneratedImage, Output, ProcessResult, ResponseSpec, ResultFormat, ToolCall, Usage, process};
 pub use target::{Api, Provider, Target};
 pub use warning::Warning;
@@ -96,12 +108,15 @@ fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Resul
     if !provider.speaks_openai() && api != Api::Chat {
         return Err(Error::UnsupportedApi { provider, api });
     }
-    let model = target
-        .model
-        .filter(|m| !m.is_empty())
+    let given = target.model.filter(|m| !m.is_empty());
+    let overridden = given.is_some();
+    let model = given
         .or_else(|| prompt.model.as_ref().map(|m| m.id.clone()).filter(|id| !id.is_empty()))
         .ok_or(Error::MissingModel { provider, api })?;
-    let mut ctx = common::Ctx { prompt, provider, api, model, warnings: Vec::new() };
+    let mut ctx = common::Ctx { prompt, provider, api, model, warnings: Vec::new(), legacy: false, answer_tool: None };
+    if !overridden && let Some(w) = target::foreign_model(&ctx.model, provider) {
+        ctx.warn(w);
+    }
     let body = if provider.speaks_openai() {
         match api {
             Api::Chat => openai::chat(&mut ctx, messages)?,
@@ -112,11 +127,6 @@ fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Resul
     } else {
         anthropic::messages(&mut ctx, messages)?
     };
-    Ok(Compiled {
-        body,
-        warnings: ctx.warnings,
-        provider,
-        api,
-        response: process::spec_response(prompt, provider, api),
-    })
+    let response = process::spec_response(prompt, provider, api).with_answer_tool(ctx.answer_tool);
+    Ok(Compiled { body, warnings: ctx.warnings, provider, api, response })
 }

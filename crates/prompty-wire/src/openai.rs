@@ -55,7 +55,7 @@ pub(crate) fn chat(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Value, Err
     if response_format.is_some() {
         reserved.push("response_format");
     }
-    ctx.merge_additional(&mut body, &reserved);
+    ctx.merge_params(&mut body, &reserved);
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
@@ -248,7 +248,7 @@ pub(crate) fn responses(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Value
     if text.is_some() {
         reserved.push("text");
     }
-    ctx.merge_additional(&mut body, &reserved);
+    ctx.merge_params(&mut body, &reserved);
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
@@ -356,7 +356,7 @@ fn text_only_request(ctx: &mut Ctx<'_>, body: &mut Map<String, Value>) {
     if !ctx.outputs().is_empty() {
         ctx.warn(Warning::IgnoredOutputs { provider, api });
     }
-    ctx.merge_additional(body, &[]);
+    ctx.merge_params(body, &[]);
 }
 
 /// `{model, input}`: the one text, or every text part in order.

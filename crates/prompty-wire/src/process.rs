@@ -1,10 +1,10 @@
 //! Provider responses to results.
 
-use prompty_syntax::{Profile, Prompt};
+use prompty_syntax::{Profile, Prompt, Secrets};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::{Api, Error, Provider, Target, promptflow};
+use crate::{Api, Error, Provider, Target, anthropic, promptflow};
 
 /// How to read a provider's response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +15,13 @@ pub struct ResponseSpec {
     pub api: Api,
     /// What the text of the reply is.
     pub format: ResultFormat,
+    /// The tool whose input is the answer: a provider without a JSON mode (Anthropic) is
+    /// asked for JSON by forcing this tool, and its call's input is read as the reply's
+    /// JSON.
+    pub answer_tool: Option<String>,
+    /// Values `${env:}` supplied to the prompt: [`process`] errors show `${env:NAME}`
+    /// instead (a provider's error may echo the request, its key included).
+    secrets: Secrets,
 }
 
 /// What the text of a reply is.
@@ -36,7 +43,16 @@ pub enum ResultFormat {
 impl ResponseSpec {
     /// Plain text from `provider`'s `api`.
     pub fn new(provider: Provider, api: Api) -> Self {
-        Self { provider, api, format: ResultFormat::Text }
+        Self { provider, api, format: ResultFormat::Text, answer_tool: None, secrets: Secrets::new() }
+    }
+
+    /// Sets the values `${env:}` supplied to the prompt, which [`process`] errors never
+    /// quote ([`for_prompt`](Self::for_prompt) and [`compile`](crate::compile) set the
+    /// prompt's own).
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Secrets) -> Self {
+        self.secrets = secrets;
+        self
     }
 
     /// Sets the format.
@@ -46,16 +62,28 @@ impl ResponseSpec {
         self
     }
 
+    /// Sets the tool whose input is the answer.
+    #[must_use]
+    pub fn with_answer_tool(mut self, tool: Option<String>) -> Self {
+        self.answer_tool = tool;
+        self
+    }
+
     /// How the reply to `prompt` compiled for `target` is read; the same as
     /// [`Compiled::response`](crate::Compiled::response).
     pub fn for_prompt(prompt: &Prompt, target: &Target) -> Result<Self, Error> {
-        if prompt.profile == Profile::Promptflow {
-            let (provider, _) = promptflow::resolve(prompt, target)?;
-            return Ok(promptflow::response_spec(prompt, provider));
-        }
-        let provider = target.resolve_provider(prompt)?;
-        let api = target.resolve_api(prompt)?;
-        Ok(spec_response(prompt, provider, api))
+        let spec = || {
+            if prompt.profile == Profile::Promptflow {
+                let (provider, _) = promptflow::resolve(prompt, target)?;
+                let tool = (!provider.speaks_openai()).then(|| anthropic::answer_tool(prompt, true)).flatten();
+                return Ok(promptflow::response_spec(prompt, provider).with_answer_tool(tool));
+            }
+            let provider = target.resolve_provider(prompt)?;
+            let api = target.resolve_api(prompt)?;
+            let tool = (!provider.speaks_openai()).then(|| anthropic::answer_tool(prompt, false)).flatten();
+            Ok(spec_response(prompt, provider, api).with_answer_tool(tool))
+        };
+        spec().map_err(|e: Error| e.redacted(&prompt.secrets))
     }
 }
 
@@ -64,7 +92,7 @@ pub(crate) fn spec_response(prompt: &Prompt, provider: Provider, api: Api) -> Re
     let structured =
         prompt.outputs.as_ref().is_some_and(|o| !o.is_empty()) && matches!(api, Api::Chat | Api::Responses);
     let format = if structured { ResultFormat::Structured } else { ResultFormat::Text };
-    ResponseSpec { provider, api, format }
+    ResponseSpec { provider, api, format, answer_tool: None, secrets: prompt.secrets.clone() }
 }
 
 /// A tool call the model asked for.
@@ -184,7 +212,14 @@ pub struct ProcessResult {
 /// Tool calls take precedence over text; a refusal gives [`Output::Refusal`]; null text
 /// is `""`. With [`ResultFormat::Structured`] the text is JSON-parsed and kept raw when it
 /// does not parse; with [`ResultFormat::JsonObject`] it must parse.
+///
+/// Errors never quote a value `${env:}` supplied to the prompt (the spec's
+/// [`with_secrets`](ResponseSpec::with_secrets)): they show `${env:NAME}`.
 pub fn process(spec: &ResponseSpec, response: &Value) -> Result<ProcessResult, Error> {
+    process_inner(spec, response).map_err(|e| if spec.secrets.is_empty() { e } else { e.redacted(&spec.secrets) })
+}
+
+fn process_inner(spec: &ResponseSpec, response: &Value) -> Result<ProcessResult, Error> {
     let r = Reader { spec };
     if let Some(message) = r.error_message(response) {
         return Err(Error::ProviderError { provider: spec.provider, message });
@@ -229,26 +264,35 @@ impl Reader<'_> {
                 Ok(v) => Output::Json(v),
                 Err(_) => Output::Text(text),
             }),
-            ResultFormat::JsonObject { outputs } => {
+            ResultFormat::JsonObject { .. } => {
                 let value: Value = serde_json::from_str(&text)
                     .map_err(|e| Error::InvalidJson { provider: self.spec.provider, problem: e.to_string() })?;
-                if outputs.is_empty() {
-                    return Ok(Output::Json(value));
-                }
-                let mut kept = Map::new();
-                for key in outputs {
-                    match value.get(key) {
-                        Some(v) => {
-                            kept.insert(key.clone(), v.clone());
-                        }
-                        None => {
-                            return Err(Error::MissingOutputKey { provider: self.spec.provider, key: key.clone() });
-                        }
-                    }
-                }
-                Ok(Output::Json(Value::Object(kept)))
+                self.json_output(value)
             }
         }
+    }
+
+    /// A reply that is JSON already (the answer tool's input): kept whole, or reduced to
+    /// the declared outputs of a v1 JSON prompt.
+    fn json_output(&self, value: Value) -> Result<Output, Error> {
+        let ResultFormat::JsonObject { outputs } = &self.spec.format else {
+            return Ok(Output::Json(value));
+        };
+        if outputs.is_empty() {
+            return Ok(Output::Json(value));
+        }
+        let mut kept = Map::new();
+        for key in outputs {
+            match value.get(key) {
+                Some(v) => {
+                    kept.insert(key.clone(), v.clone());
+                }
+                None => {
+                    return Err(Error::MissingOutputKey { provider: self.spec.provider, key: key.clone() });
+                }
+            }
+        }
+        Ok(Output::Json(Value::Object(kept)))
     }
 
     fn chat(&self, response: &Value) -> Result<ProcessResult, Error> {
@@ -424,21 +468,28 @@ impl Reader<'_> {
     fn anthropic(&self, response: &Value) -> Result<ProcessResult, Error> {
         let blocks =
             response.get("content").and_then(Value::as_array).ok_or_else(|| self.bad("it has no `content` list"))?;
-        let calls: Vec<ToolCall> = blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.get("type").is_some_and(|t| t == "tool_use"))
+        let uses = || blocks.iter().enumerate().filter(|(_, b)| b.get("type").is_some_and(|t| t == "tool_use"));
+        let is_answer = |b: &Value| {
+            self.spec.answer_tool.as_deref().is_some_and(|tool| b.get("name").and_then(Value::as_str) == Some(tool))
+        };
+        // Calls of the real tools come first; the answer tool's call is the reply.
+        let calls: Vec<ToolCall> = uses()
+            .filter(|(_, b)| !is_answer(b))
             .map(|(i, b)| self.call(b.get("id"), b.get("name"), b.get("input"), &format!("content[{i}]")))
             .collect::<Result<_, _>>()?;
-        let output = if calls.is_empty() {
+        let answer = uses().map(|(_, b)| b).find(|b| is_answer(b));
+        let output = if !calls.is_empty() {
+            Output::ToolCalls(calls)
+        } else if let Some(answer) = answer {
+            let input = answer.get("input").cloned().unwrap_or(Value::Null);
+            self.json_output(input)?
+        } else {
             let text: String = blocks
                 .iter()
                 .filter(|b| b.get("type").is_some_and(|t| t == "text"))
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect();
             self.text_output(text)?
-        } else {
-            Output::ToolCalls(calls)
         };
         let mut u = usage(response.get("usage"), "input_tokens", "output_tokens");
         if let Some(u) = &mut u

@@ -1,5 +1,7 @@
-//! v1 (promptflow) requests: `model.parameters` verbatim, then `model`, then `messages`,
-//! the order promptflow-core builds them in.
+//! v1 (promptflow) requests. For OpenAI-style providers: `model.parameters` verbatim (the
+//! fields chat completions has), then `model`, then `messages`, the order promptflow-core
+//! builds them in. For Anthropic: a Messages request with the parameters translated
+//! (`max_tokens`, `stop` as `stop_sequences`, JSON mode as a forced answer tool, ...).
 
 use prompty_render::Message;
 use prompty_syntax::Prompt;
@@ -7,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::common::Ctx;
 use crate::process::{ResponseSpec, ResultFormat};
-use crate::{Api, Compiled, Error, Provider, Target, Warning, openai};
+use crate::{Api, Compiled, Error, ParamSource, Provider, Target, Warning, anthropic, openai};
 
 pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) -> Result<Compiled, Error> {
     let (provider, api) = resolve(prompt, target)?;
@@ -28,21 +30,40 @@ pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) ->
         .or_else(|| config("model"))
         .or_else(|| prompt.model.as_ref().map(|m| m.id.clone()).filter(|id| !id.is_empty()))
         .ok_or(Error::MissingDeployment { provider })?;
-    let mut ctx = Ctx { prompt, provider, api, model, warnings: Vec::new() };
+    let overridden = target.model.as_deref().is_some_and(|m| !m.is_empty());
+    let mut ctx = Ctx { prompt, provider, api, model, warnings: Vec::new(), legacy: true, answer_tool: None };
+    if !overridden && let Some(w) = crate::target::foreign_model(&ctx.model, provider) {
+        ctx.warn(w);
+    }
     if !ctx.tools().is_empty() {
         ctx.warn(Warning::IgnoredTools { provider, api });
     }
-    let mut body: Map<String, Value> = legacy.and_then(|l| l.parameters.clone()).unwrap_or_default();
-    body.insert("model".into(), Value::String(ctx.model.clone()));
-    let wire_messages = openai::chat_messages(&mut ctx, messages)?;
-    body.insert("messages".into(), wire_messages);
-    Ok(Compiled {
-        body: Value::Object(body),
-        warnings: ctx.warnings,
-        provider,
-        api,
-        response: response_spec(prompt, provider),
-    })
+    let body = if provider.speaks_openai() {
+        // As promptflow-core: the parameters verbatim (those chat completions has), then
+        // `model` and `messages`, which replace parameters of those names in place.
+        let mut body = Map::new();
+        ctx.merge_params(&mut body, &[]);
+        for key in ["model", "messages"] {
+            if body.contains_key(key) {
+                let w = Warning::ShadowedParameter {
+                    source: ParamSource::Parameters,
+                    key: key.to_owned(),
+                    field: key.to_owned(),
+                    provider,
+                    api,
+                };
+                ctx.warn(w);
+            }
+        }
+        body.insert("model".into(), Value::String(ctx.model.clone()));
+        let wire_messages = openai::chat_messages(&mut ctx, messages)?;
+        body.insert("messages".into(), wire_messages);
+        Value::Object(body)
+    } else {
+        anthropic::messages(&mut ctx, messages)?
+    };
+    let response = response_spec(prompt, provider).with_answer_tool(ctx.answer_tool);
+    Ok(Compiled { body, warnings: ctx.warnings, provider, api, response })
 }
 
 /// The provider and API of a v1 prompt: OpenAI-style chat, whatever the configuration's
@@ -50,7 +71,7 @@ pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) ->
 pub(crate) fn resolve(prompt: &Prompt, target: &Target) -> Result<(Provider, Api), Error> {
     let provider = target.resolve_provider(prompt)?;
     let api = target.api.unwrap_or(Api::Chat);
-    if !provider.speaks_openai() || api != Api::Chat {
+    if api != Api::Chat {
         return Err(Error::PromptflowTarget { provider, api });
     }
     if let Some(v1_api) = prompt.legacy.as_ref().and_then(|l| l.api.as_deref())
@@ -77,5 +98,5 @@ pub(crate) fn response_spec(prompt: &Prompt, provider: Provider) -> ResponseSpec
     } else {
         ResultFormat::Text
     };
-    ResponseSpec { provider, api: Api::Chat, format }
+    ResponseSpec::new(provider, Api::Chat).with_format(format).with_secrets(prompt.secrets.clone())
 }

@@ -60,6 +60,31 @@ impl fmt::Display for Provider {
     }
 }
 
+/// The family of models `id` belongs to, read from its name: `claude-*` is Anthropic's;
+/// `gpt-*`, `chatgpt-*`, `o1`/`o3`/`o4` (alone or with a `-` suffix), `text-embedding-*`,
+/// `dall-e-*`, `gpt-image-*`, `tts-*`, `whisper-*`, `davinci-*` and `babbage-*` are OpenAI's.
+/// Anything else (a deployment name, another vendor's model) has no known family.
+pub(crate) fn model_family(id: &str) -> Option<&'static str> {
+    let id = id.trim().to_ascii_lowercase();
+    if id.starts_with("claude") {
+        return Some("Anthropic");
+    }
+    const OPENAI_PREFIXES: &[&str] =
+        &["gpt-", "gpt4", "gpt3", "chatgpt-", "text-embedding-", "dall-e", "tts-", "whisper-", "davinci", "babbage"];
+    let o_series = id.strip_prefix('o').is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && matches!(rest.as_bytes().get(digits), None | Some(b'-'))
+    });
+    (o_series || OPENAI_PREFIXES.iter().any(|p| id.starts_with(p))).then_some("OpenAI")
+}
+
+/// A warning when `model` belongs to a family of models `provider` does not serve.
+pub(crate) fn foreign_model(model: &str, provider: Provider) -> Option<crate::Warning> {
+    let family = model_family(model)?;
+    let foreign = if provider.speaks_openai() { family == "Anthropic" } else { family == "OpenAI" };
+    foreign.then(|| crate::Warning::ForeignModel { model: model.to_owned(), family, provider })
+}
+
 /// A provider API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -176,5 +201,42 @@ impl Target {
             None => Ok(Api::Chat),
             Some(name) => Api::parse(name).ok_or_else(|| Error::UnknownApi { api: name.to_owned() }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_by_name() {
+        for id in [
+            "gpt-4o",
+            "GPT-4.1-mini",
+            "o1",
+            "o3-mini",
+            "o4-mini-2025-04-16",
+            "chatgpt-4o-latest",
+            "text-embedding-3-small",
+            "dall-e-3",
+        ] {
+            assert_eq!(model_family(id), Some("OpenAI"), "{id}");
+        }
+        for id in ["claude-sonnet-4-5", "claude-3-haiku-20240307", "Claude-opus-4"] {
+            assert_eq!(model_family(id), Some("Anthropic"), "{id}");
+        }
+        for id in ["judge-deployment", "my-gpt", "omni", "o", "oss-20b", "llama-3.1-70b", "mistral-large", ""] {
+            assert_eq!(model_family(id), None, "{id}");
+        }
+    }
+
+    #[test]
+    fn foreign_only_across_families() {
+        assert!(foreign_model("gpt-4o", Provider::Anthropic).is_some());
+        assert!(foreign_model("claude-sonnet-4-5", Provider::OpenAi).is_some());
+        assert!(foreign_model("claude-sonnet-4-5", Provider::Azure).is_some());
+        assert!(foreign_model("gpt-4o", Provider::Foundry).is_none());
+        assert!(foreign_model("claude-sonnet-4-5", Provider::Anthropic).is_none());
+        assert!(foreign_model("judge-deployment", Provider::Anthropic).is_none());
     }
 }

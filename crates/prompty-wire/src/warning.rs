@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::{Api, Provider};
+use crate::{Api, ParamSource, Provider};
 
 /// Something the compiler left out or changed. Each names the key (or message, tool,
 /// schema path) and the provider.
@@ -19,14 +19,59 @@ pub enum Warning {
         /// The API.
         api: Api,
     },
-    /// An `additionalProperties` entry whose key the request already sets.
-    ShadowedOption {
-        /// The key.
+    /// A free-form parameter whose field the request already sets.
+    ShadowedParameter {
+        /// Where the parameter is written.
+        source: ParamSource,
+        /// The parameter's key.
         key: String,
+        /// The request field it would set (`text.format` for a nested one).
+        field: String,
         /// The provider.
         provider: Provider,
         /// The API.
         api: Api,
+    },
+    /// A free-form parameter the target API has no field for (and no equivalent of).
+    DroppedParameter {
+        /// Where the parameter is written.
+        source: ParamSource,
+        /// The parameter's key.
+        key: String,
+        /// Why it is not sent.
+        reason: String,
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
+    /// JSON output (`outputs` or a JSON `response_format`) sent as a forced tool whose
+    /// input is the answer (Anthropic has no JSON mode).
+    JsonAsTool {
+        /// What asks for JSON: `outputs` or the parameter's key path.
+        what: String,
+        /// The tool's name.
+        tool: &'static str,
+        /// The provider.
+        provider: Provider,
+    },
+    /// JSON output that this request cannot enforce: the reply is still JSON-parsed.
+    UnenforcedJson {
+        /// What asks for JSON: `outputs` or the parameter's key path.
+        what: String,
+        /// Why it cannot be enforced.
+        reason: &'static str,
+        /// The provider.
+        provider: Provider,
+    },
+    /// The model id belongs to another provider's family of models.
+    ForeignModel {
+        /// The model id.
+        model: String,
+        /// The family it belongs to (`OpenAI`, `Anthropic`).
+        family: &'static str,
+        /// The provider the request is for.
+        provider: Provider,
     },
     /// A message metadata key the provider's message format has no place for.
     DroppedMetadata {
@@ -54,11 +99,6 @@ pub enum Warning {
         provider: Provider,
         /// The API.
         api: Api,
-    },
-    /// `outputs` on a provider that cannot be sent a schema: the reply is still JSON-parsed.
-    UnenforcedOutputs {
-        /// The provider.
-        provider: Provider,
     },
     /// A non-text part on an API that takes only text.
     IgnoredPart {
@@ -137,11 +177,14 @@ impl Warning {
         use crate::codes;
         match self {
             Self::UnsupportedOption { .. } => codes::UNSUPPORTED_OPTION,
-            Self::ShadowedOption { .. } => codes::SHADOWED_OPTION,
+            Self::ShadowedParameter { .. } => codes::SHADOWED_PARAMETER,
+            Self::DroppedParameter { .. } => codes::DROPPED_PARAMETER,
+            Self::JsonAsTool { .. } => codes::JSON_AS_TOOL,
+            Self::ForeignModel { .. } => codes::FOREIGN_MODEL,
             Self::DroppedMetadata { .. } => codes::DROPPED_METADATA,
             Self::IgnoredTools { .. } => codes::IGNORED_TOOLS,
             Self::IgnoredOutputs { .. } => codes::IGNORED_OUTPUTS,
-            Self::UnenforcedOutputs { .. } => codes::UNENFORCED_OUTPUTS,
+            Self::UnenforcedJson { .. } => codes::UNENFORCED_JSON,
             Self::IgnoredPart { .. } => codes::IGNORED_PART,
             Self::EmptyStrictObject { .. } => codes::EMPTY_STRICT_OBJECT,
             Self::OneOfAsAnyOf { .. } => codes::ONE_OF_AS_ANY_OF,
@@ -162,17 +205,20 @@ impl Warning {
     /// The warning with every value `${env:}` supplied shown as its reference.
     pub(crate) fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
         let strings: Vec<&mut String> = match &mut self {
-            Self::ShadowedOption { key: s, .. }
+            Self::JsonAsTool { what: s, .. }
+            | Self::UnenforcedJson { what: s, .. }
+            | Self::ForeignModel { model: s, .. }
             | Self::EmptyStrictObject { path: s, .. }
             | Self::OneOfAsAnyOf { path: s, .. }
             | Self::MovedSystemMessage { role: s, .. }
             | Self::DroppedEmptyMessage { role: s, .. } => vec![s],
             Self::DroppedMetadata { role, key, .. } => vec![role, key],
+            Self::ShadowedParameter { key, field, .. } => vec![key, field],
+            Self::DroppedParameter { key, reason, .. } => vec![key, reason],
             Self::UnknownBinding { tool, param, .. } => vec![tool, param],
             Self::UnsupportedOption { .. }
             | Self::IgnoredTools { .. }
             | Self::IgnoredOutputs { .. }
-            | Self::UnenforcedOutputs { .. }
             | Self::IgnoredPart { .. }
             | Self::ParallelToolCallsWithoutTools { .. }
             | Self::EmptyImagePrompt { .. } => Vec::new(),
@@ -187,11 +233,14 @@ impl Warning {
     pub fn provider(&self) -> Provider {
         match self {
             Self::UnsupportedOption { provider, .. }
-            | Self::ShadowedOption { provider, .. }
+            | Self::ShadowedParameter { provider, .. }
+            | Self::DroppedParameter { provider, .. }
+            | Self::JsonAsTool { provider, .. }
+            | Self::UnenforcedJson { provider, .. }
+            | Self::ForeignModel { provider, .. }
             | Self::DroppedMetadata { provider, .. }
             | Self::IgnoredTools { provider, .. }
             | Self::IgnoredOutputs { provider, .. }
-            | Self::UnenforcedOutputs { provider }
             | Self::IgnoredPart { provider, .. }
             | Self::EmptyStrictObject { provider, .. }
             | Self::OneOfAsAnyOf { provider, .. }
@@ -211,9 +260,26 @@ impl fmt::Display for Warning {
                 f,
                 "`model.options.{option}` is not sent: the {provider} {api} API has no such option; remove it or target a provider that takes it"
             ),
-            Self::ShadowedOption { key, provider, api } => write!(
+            Self::ShadowedParameter { source, key, field, provider, api } => write!(
                 f,
-                "`model.options.additionalProperties.{key}` is not sent to {provider} {api}: the request already sets `{key}`; remove it from `additionalProperties`"
+                "`{}.{key}` is not sent to {provider} {api}: the request already sets `{field}`; remove it from `{}`",
+                source.path(),
+                source.path()
+            ),
+            Self::DroppedParameter { source, key, reason, .. } => {
+                write!(f, "`{}.{key}` is not sent: {reason}", source.path())
+            }
+            Self::JsonAsTool { what, tool, provider } => write!(
+                f,
+                "`{what}` asks for JSON: the {provider} request forces a `{tool}` tool whose input is the answer (a reply that calls it is read as that JSON)"
+            ),
+            Self::UnenforcedJson { what, reason, provider } => write!(
+                f,
+                "`{what}` asks for JSON, which this {provider} request cannot enforce ({reason}): the reply is JSON-parsed but its shape is not enforced; describe the JSON shape in the prompt"
+            ),
+            Self::ForeignModel { model, family, provider } => write!(
+                f,
+                "model `{model}` is an {family} model, but the request is for {provider}: set `model.id` to a model {provider} serves or pass the model override (`--model`)"
             ),
             Self::DroppedMetadata { message, role, key, provider, api } => write!(
                 f,
@@ -228,10 +294,6 @@ impl fmt::Display for Warning {
             Self::IgnoredOutputs { provider, api } => write!(
                 f,
                 "`outputs` are not sent: the {provider} {api} API has no structured output; remove them or use apiType chat"
-            ),
-            Self::UnenforcedOutputs { provider } => write!(
-                f,
-                "`outputs` cannot be sent to {provider} as a schema: the reply is JSON-parsed but its shape is not enforced; describe the JSON shape in the prompt"
             ),
             Self::IgnoredPart { message, part, provider, api } => {
                 write!(f, "messages[{message}]: the {part} part is not sent: {provider} {api} requests take only text")
@@ -283,11 +345,20 @@ mod tests {
         let s = || "x".to_owned();
         let all = [
             Warning::UnsupportedOption { option: "topK", provider, api },
-            Warning::ShadowedOption { key: s(), provider, api },
+            Warning::ShadowedParameter { source: ParamSource::Parameters, key: s(), field: s(), provider, api },
+            Warning::DroppedParameter {
+                source: ParamSource::AdditionalProperties,
+                key: s(),
+                reason: s(),
+                provider,
+                api,
+            },
+            Warning::JsonAsTool { what: s(), tool: "t", provider },
+            Warning::ForeignModel { model: s(), family: "OpenAI", provider },
             Warning::DroppedMetadata { message: 0, role: s(), key: s(), provider, api },
             Warning::IgnoredTools { provider, api },
             Warning::IgnoredOutputs { provider, api },
-            Warning::UnenforcedOutputs { provider },
+            Warning::UnenforcedJson { what: s(), reason: "r", provider },
             Warning::IgnoredPart { message: 0, part: "image", provider, api },
             Warning::EmptyStrictObject { path: s(), provider },
             Warning::OneOfAsAnyOf { path: s(), provider },

@@ -253,7 +253,6 @@ fn v1_errors() {
     let hi = [user("Hi")];
     let text = [
         error(&v1, &hi, Target::new()),
-        error(&v1, &hi, Target::new().with_model("d").with_provider(Provider::Anthropic)),
         error(&v1, &hi, Target::new().with_model("d").with_api(Api::Responses)),
         error(&completion, &hi, Target::new().with_model("d")),
     ]
@@ -415,4 +414,36 @@ fn errors_and_warnings_show_env_values_as_references() {
     assert!(shown.starts_with("tool `${env:SECRET}` binds `nope`"), "{shown}");
     // The request carries the real name: it is what the provider is sent.
     assert_eq!(c.body["tools"][0]["function"]["name"], "sk-test-SECRET-1234");
+}
+
+/// Item 5: `process()` errors never quote a value `${env:}` supplied to the prompt, through
+/// the spec a compile gives, [`ResponseSpec::for_prompt`] or `with_secrets`: a provider
+/// error echoing the key, an answer quoting it, a declared output named by it.
+#[test]
+fn process_errors_show_env_values_as_references() {
+    const KEY: &str = "sk-test-SECRET-1234";
+    let host = MapHost::new().with_env("SECRET", KEY).with_env("OUT", "score-from-env");
+    let text = "---\nmodel:\n  id: m\n  connection: {kind: key, endpoint: 'https://example.invalid', apiKey: '${env:SECRET}'}\noutputs:\n  - name: ${env:OUT}\n    kind: string\n---\nuser:\nHi\n";
+    let p = load_str(text, &host, &LoadOptions::default()).prompt.expect("a prompt");
+    let echo =
+        json!({"error": {"message": format!("Incorrect API key provided: {KEY}"), "type": "invalid_request_error"}});
+    let reply = |text: &str| json!({"choices": [{"message": {"role": "assistant", "content": text}}]});
+    let from_compile = compiled(&p, &[user("Hi")], Target::new()).response;
+    let from_prompt = ResponseSpec::for_prompt(&p, &Target::new()).expect("spec");
+    assert_eq!(from_compile, from_prompt);
+    let by_hand = ResponseSpec::new(Provider::OpenAi, Api::Chat)
+        .with_format(ResultFormat::JsonObject { outputs: vec!["score-from-env".into()] })
+        .with_secrets(p.secrets.clone());
+    for spec in [&from_compile, &by_hand] {
+        let e = process(spec, &echo).map(|_| ()).expect_err("provider error").to_string();
+        assert!(e.contains("Incorrect API key provided: ${env:SECRET}") && !e.contains(KEY), "{e}");
+    }
+    let e = process(&by_hand, &reply(&format!("{{\"other\": \"{KEY}\"}}"))).map(|_| ()).expect_err("missing key");
+    let e = e.to_string();
+    assert!(e.contains("${env:OUT}") && !e.contains("score-from-env") && !e.contains(KEY), "{e}");
+    let e = process(&by_hand, &reply(&format!("not json {KEY}"))).map(|_| ()).expect_err("not json").to_string();
+    assert!(!e.contains(KEY), "{e}");
+    // Without secrets the same error quotes the text as the provider sent it.
+    let plain = ResponseSpec::new(Provider::OpenAi, Api::Chat);
+    assert!(process(&plain, &echo).map(|_| ()).expect_err("error").to_string().contains(KEY));
 }

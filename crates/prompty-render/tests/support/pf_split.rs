@@ -78,7 +78,7 @@ fn noise(src: &mut impl Source) -> String {
 
 /// Half the time random tokens; otherwise noise around a role line or a label syntax, in
 /// the many spellings promptflow's regexes accept (or almost accept).
-fn hostile_string(src: &mut impl Source) -> String {
+pub(crate) fn hostile_string(src: &mut impl Source) -> String {
     let before = noise(src);
     let after = noise(src);
     let nl = src.pick(&["\n", "\r\n", "\n\n  ", "\r", ""]);

@@ -1,0 +1,73 @@
+//! `prepare` in a loop, for instruction counts: run it under callgrind twice, with N and
+//! with 0 calls, and the difference divided by N is the cost of one call.
+//!
+//! ```text
+//! cargo build --release -p prompty-render --example prepare_loop
+//! valgrind --tool=callgrind target/release/examples/prepare_loop FILE.prompty INPUTS.json 1000
+//! ```
+//!
+//! `INPUTS.json` is a JSON object of input values (`-` for none). `--bare` runs the
+//! baseline instead: the body rendered by a plain minijinja environment with the reference
+//! engine's settings and split into lines, as `benches/render.rs` measures it.
+
+use std::hint::black_box;
+
+use prompty_render::Renderer;
+use prompty_syntax::{LoadOptions, MapHost, Profile, load_str};
+use serde_json::{Map, Value};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bare = args.iter().any(|a| a == "--bare");
+    let args: Vec<&String> = args.iter().filter(|a| *a != "--bare").collect();
+    let [file, inputs, n] = args.as_slice() else {
+        eprintln!("usage: prepare_loop [--bare] FILE.prompty INPUTS.json|- N");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| fail(&format!("{file}: {e}")));
+    let inputs: Map<String, Value> = if inputs.as_str() == "-" {
+        Map::new()
+    } else {
+        let raw = std::fs::read_to_string(inputs).unwrap_or_else(|e| fail(&format!("{inputs}: {e}")));
+        serde_json::from_str(&raw).unwrap_or_else(|e| fail(&format!("{inputs}: {e}")))
+    };
+    let n: usize = n.parse().unwrap_or_else(|_| fail("N must be a number"));
+    let host = MapHost::new().with_env("OPENAI_API_KEY", "sk-bench");
+    let opts = LoadOptions { path: Some(file.into()), ..LoadOptions::default() };
+    let prompt = load_str(&text, &host, &opts).prompt.unwrap_or_else(|| fail("the prompt does not load"));
+    if bare {
+        let mut filled = inputs.clone();
+        for p in prompt.inputs.iter().flatten() {
+            if let (false, Some(d)) = (filled.contains_key(&p.name), &p.default) {
+                filled.insert(p.name.clone(), d.clone());
+            }
+        }
+        let mut env = minijinja::Environment::new();
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .trim_blocks(prompt.profile == Profile::Promptflow)
+            .build()
+            .unwrap_or_else(|e| fail(&e.to_string()));
+        env.set_syntax(syntax);
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        env.add_template_owned("t", prompt.instructions.clone().unwrap_or_default())
+            .unwrap_or_else(|e| fail(&e.to_string()));
+        let t = env.get_template("t").unwrap_or_else(|e| fail(&e.to_string()));
+        for _ in 0..n {
+            let ctx = minijinja::Value::from(minijinja::value::Serde(black_box(&filled)));
+            let out = t.render(ctx).unwrap_or_else(|e| fail(&e.to_string()));
+            black_box(out.lines().collect::<Vec<&str>>().len());
+        }
+        return;
+    }
+    let renderer = Renderer::new(prompt).unwrap_or_else(|e| fail(&e.to_string()));
+    for _ in 0..n {
+        let messages = renderer.prepare(black_box(&inputs)).unwrap_or_else(|e| fail(&e.to_string()));
+        black_box(messages);
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(2)
+}

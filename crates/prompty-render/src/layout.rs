@@ -1,0 +1,261 @@
+//! Where a compiled template's own text is: the runs of literal text it writes as written,
+//! in output order, for each engine, and the *view* that mark placement reads.
+//!
+//! The view is the runs' text with one [`BOUNDARY`] character wherever something else may
+//! render between two runs (a value, a tag, a block boundary, another loop iteration), and
+//! at the start and end unless a run begins or ends the output. A line of the view that
+//! holds no boundary is a line the template writes whole, whatever the values; a role line
+//! next to a boundary is glued to whatever renders there. Runs are taken after the engine's
+//! whitespace control, so a line break that `-` (Jinja), `~` (Handlebars), `trim_blocks` or a
+//! standalone tag removes is not in the view.
+//!
+//! - Jinja: the template data between tags (minijinja's lexing, [`crate::marks::jinja_lex`]),
+//!   trimmed as its tags' whitespace control trims it; comments render nothing between two
+//!   runs. `{{% raw %}}` blocks are runs too where the profile reaches into them.
+//! - Mustache: the template's literal text ([`prompty_mustache::Template::literals`]).
+//! - Handlebars: the compiled template's raw strings, whitespace control and standalone
+//!   lines already applied by the handlebars crate, in pre-order.
+//!
+//! Marks placed in Jinja and Mustache runs are written into the body as variables (with the
+//! delimiters in effect there); in Handlebars they are spliced into the compiled template.
+
+use handlebars::template::{Template as HbsTemplate, TemplateElement};
+
+use crate::marks::{JinjaItem, jinja_lex};
+
+/// Stands in the view for anything that is not the template's literal text. Never part of
+/// a role line or label (it is not whitespace), so a role line next to one is not whole.
+pub(crate) const BOUNDARY: char = '\0';
+
+/// The runs of literal text of a template and the view over them.
+#[derive(Debug, Default)]
+pub(crate) struct Layout {
+    pub(crate) view: String,
+    pub(crate) runs: Vec<Run>,
+    /// The variable tag for each kind of place (Jinja and Mustache), indexed by [`Origin::Body`].
+    pub(crate) tags: Vec<String>,
+    /// Whether text of the template may be used as a value, which filters can rewrite (Jinja
+    /// `set` blocks, macros, `call`, `filter` and `block` blocks).
+    pub(crate) captures: bool,
+}
+
+/// One run of literal text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Run {
+    /// Where the run's text starts in the view.
+    pub(crate) view_at: usize,
+    pub(crate) origin: Origin,
+}
+
+/// Where a run is in the template.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Origin {
+    /// Jinja or Mustache: the run's byte offset in the body, and the index of the tag (in
+    /// [`Layout::tags`]) that writes the mark there.
+    Body { at: usize, tag: usize },
+    /// Handlebars: the index of the run's raw string among the template's raw strings, in
+    /// pre-order.
+    Element(usize),
+}
+
+impl Layout {
+    /// Appends a run; `follows` says that nothing renders between it and the previous run
+    /// (or, for the first run, before it).
+    fn push(&mut self, text: &str, follows: bool, origin: Origin) {
+        if !follows {
+            self.view.push(BOUNDARY);
+        }
+        self.runs.push(Run { view_at: self.view.len(), origin });
+        self.view.push_str(text);
+    }
+
+    /// Closes the view: a boundary after the last run unless it ends the output.
+    fn finish(&mut self, ends_output: bool) {
+        if !ends_output {
+            self.view.push(BOUNDARY);
+        }
+    }
+
+    /// The run holding view offset `p` (a character of a run, never a boundary), and the
+    /// offset of `p` inside it.
+    pub(crate) fn locate(&self, p: usize) -> Option<(&Run, usize)> {
+        let i = self.runs.partition_point(|r| r.view_at <= p).checked_sub(1)?;
+        let run = self.runs.get(i)?;
+        Some((run, p - run.view_at))
+    }
+
+    fn tag(&mut self, text: String) -> usize {
+        match self.tags.iter().position(|t| *t == text) {
+            Some(i) => i,
+            None => {
+                self.tags.push(text);
+                self.tags.len() - 1
+            }
+        }
+    }
+}
+
+/// The layout of a Jinja body. With `raw`, the text of `{% raw %}` blocks is a run (a mark
+/// there closes the block, writes the variable and opens it again); without, a raw block is
+/// text the template writes without marks.
+pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
+    let mut layout = Layout::default();
+    let plain = layout.tag(format!("{{{{ {} }}}}", crate::marks::MARK_VAR));
+    let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::marks::MARK_VAR));
+    let mut follows = true;
+    let mut last_ends = false;
+    for item in jinja_lex(body, trim_blocks) {
+        last_ends = false;
+        match item {
+            JinjaItem::Data(d) => {
+                let kept = d.kept(body);
+                let text = body.get(kept.clone()).unwrap_or("");
+                if !text.is_empty() {
+                    layout.push(text, follows, Origin::Body { at: kept.start, tag: plain });
+                    follows = true;
+                }
+                last_ends = d.range.end == body.len() && kept.end == body.len();
+            }
+            JinjaItem::Comment => {}
+            JinjaItem::Raw(kept, ends) if raw => {
+                let text = body.get(kept.clone()).unwrap_or("");
+                if !text.is_empty() {
+                    layout.push(text, follows, Origin::Body { at: kept.start, tag: spliced });
+                    follows = true;
+                }
+                // A raw block that closes the template ends the output.
+                last_ends = ends;
+            }
+            JinjaItem::Tag { captures } => {
+                layout.captures |= captures;
+                follows = false;
+            }
+            JinjaItem::Raw(..) => follows = false,
+        }
+    }
+    layout.finish(last_ends);
+    layout
+}
+
+/// The layout of a Mustache template. With `any_delimiters`, text after a set-delimiter
+/// tag is a run (its mark written with the delimiters in effect there); without, only text
+/// under the default delimiters is.
+pub(crate) fn mustache(template: &prompty_mustache::Template, any_delimiters: bool) -> Layout {
+    let mut layout = Layout::default();
+    let source = template.source();
+    let literals = template.literals();
+    let mut follows = true;
+    for l in &literals {
+        // A literal that follows its previous sibling follows the previous literal in source
+        // order, which is that sibling.
+        let joined = l.follows_previous;
+        let (open, close) = l.delimiters;
+        if !any_delimiters && (open, close) != ("{{", "}}") {
+            follows = false;
+            continue;
+        }
+        let text = source.get(l.span.clone()).unwrap_or("");
+        let tag = layout.tag(format!("{open}{}{close}", crate::marks::MARK_VAR));
+        layout.push(text, follows && joined, Origin::Body { at: l.span.start, tag });
+        follows = true;
+    }
+    let ends = literals.last().is_some_and(|l| l.span.end == source.len());
+    layout.finish(ends && follows);
+    layout
+}
+
+/// The layout of a compiled Handlebars template. With `raw`, the text of raw blocks
+/// (`{{{{raw}}}}...{{{{/raw}}}}`, and `{{#raw}}` blocks) is a run; without, it is text the
+/// template writes without marks.
+pub(crate) fn handlebars(template: &HbsTemplate, raw: bool) -> Layout {
+    let mut layout = Layout::default();
+    let mut walk = HbsWalk { layout: &mut layout, raw, index: 0, follows: true };
+    walk.template(template);
+    let ends = matches!(template.elements.last(), Some(TemplateElement::RawString(s)) if !s.is_empty());
+    let follows = walk.follows;
+    layout.finish(ends && follows);
+    layout
+}
+
+struct HbsWalk<'l> {
+    layout: &'l mut Layout,
+    raw: bool,
+    /// Raw strings seen so far (the next one's index).
+    index: usize,
+    follows: bool,
+}
+
+impl HbsWalk<'_> {
+    fn template(&mut self, t: &HbsTemplate) {
+        use TemplateElement as E;
+        for e in &t.elements {
+            match e {
+                E::RawString(s) => {
+                    let index = self.index;
+                    self.index += 1;
+                    if !s.is_empty() {
+                        self.layout.push(s, self.follows, Origin::Element(index));
+                        self.follows = true;
+                    }
+                }
+                // Renders nothing.
+                E::Comment(_) => {}
+                E::Expression(h) if crate::hbs::is_step(h) => {}
+                E::HelperBlock(h) => {
+                    self.follows = false;
+                    let opaque = !self.raw && crate::hbs::is_raw(h);
+                    for body in [&h.template, &h.inverse].into_iter().flatten() {
+                        if opaque {
+                            self.skip(body);
+                        } else {
+                            self.template(body);
+                        }
+                        self.follows = false;
+                    }
+                }
+                E::DecoratorBlock(d) | E::PartialBlock(d) => {
+                    self.follows = false;
+                    if let Some(body) = &d.template {
+                        self.template(body);
+                    }
+                    self.follows = false;
+                }
+                _ => self.follows = false,
+            }
+        }
+    }
+
+    /// Counts the raw strings of a body that gets no marks.
+    fn skip(&mut self, t: &HbsTemplate) {
+        self.index += crate::hbs::raw_strings(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(layout: &Layout) -> String {
+        layout.view.replace(BOUNDARY, "|")
+    }
+
+    #[test]
+    fn jinja_view_follows_whitespace_control() {
+        let body = "A\n{% if x %}\nuser:\n{{ q -}}\n  B{# c #}C\n{% raw %}R{% endraw %}\nD";
+        // The spec profile: no trim_blocks, raw blocks reached into.
+        assert_eq!(shown(&jinja(body, false, true)), "A\n|\nuser:\n|BC\nR\nD");
+        // The promptflow profile: trim_blocks, raw blocks left alone.
+        assert_eq!(shown(&jinja(body, true, false)), "A\n|user:\n|BC\n|D");
+        assert_eq!(shown(&jinja("{# c #}user:\n{{ q }}", true, false)), "user:\n|");
+    }
+
+    #[test]
+    fn mustache_view_skips_standalone_lines_and_comments() {
+        let t = prompty_mustache::Template::compile("A\n{{#items}}\nuser:\n{{.}}{{/items}}\nB{{! c }}C\n{{=<% %>=}}D")
+            .expect("compiles");
+        assert_eq!(shown(&mustache(&t, false)), "A\n|user:\n|\nBC\n|");
+        let all = mustache(&t, true);
+        assert_eq!(shown(&all), "A\n|user:\n|\nBC\nD");
+        assert_eq!(all.tags, ["{{__prompty_mark}}", "<%__prompty_mark%>"]);
+    }
+}
