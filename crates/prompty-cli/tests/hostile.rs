@@ -611,9 +611,10 @@ fn secrets_never_appear_in_score_or_eval_output() {
     }
     // A configuration error quoting a value from the environment.
     tmp.write("bad.prompty", SECRET_JUDGE.replace("answer: json", "answer: ${env:SECRET}").as_bytes());
-    let out = prompty_env(dir, &["score", "bad.prompty", "--answer", "answer.json"], &env);
+    let out = prompty_env(dir, &["score", "bad.prompty", "--answer", "answer.json", "--error-format", "json"], &env);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     let all = assert_secret_hidden(&out, "config error");
+    assert!(all.contains("\"code\":\"PE015\""), "{all}");
     assert!(all.contains("`${env:SECRET}` is not one of tags, json, number, label"), "{all}");
     let out = prompty_env(
         dir,
