@@ -292,19 +292,18 @@ impl Engine {
         Ok((out, exprs))
     }
 
-    /// How many times a Mustache or Handlebars template reads the promptflow mark as a
-    /// variable (0 for Jinja, whose marks are placed by a lexer instead).
+    /// How many times a Mustache template reads the promptflow mark as a variable (0 for the
+    /// other engines: Jinja's marks are placed by a lexer, Handlebars' spliced into its tree).
+    #[cfg(feature = "mustache")]
     pub(crate) fn mark_count(&self) -> usize {
         match self {
-            Engine::Jinja(_) => 0,
-            #[cfg(feature = "mustache")]
             Engine::Mustache(t) => t.variables().iter().filter(|v| v.name == crate::marks::MARK_VAR).count(),
-            #[cfg(feature = "handlebars")]
-            Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME).map_or(0, |t| hbs_mark_count(&t.elements)),
+            _ => 0,
         }
     }
 
     /// The compiled Handlebars template.
+    #[cfg(feature = "handlebars")]
     pub(crate) fn handlebars_template(&self) -> Option<&handlebars::template::Template> {
         match self {
             Engine::Handlebars(hb) => hb.get_template(TEMPLATE_NAME),
@@ -314,6 +313,7 @@ impl Engine {
 
     /// Splices the promptflow mark into a compiled Handlebars template: at each (raw string,
     /// byte offset) of `places`, raw strings counted in pre-order (see [`hbs::splice_marks`]).
+    #[cfg(feature = "handlebars")]
     pub(crate) fn splice_marks(&mut self, places: &[(usize, usize)]) {
         if let Engine::Handlebars(hb) = self
             && !places.is_empty()
@@ -364,24 +364,6 @@ fn left_out(engine: &str, feature: &str) -> Error {
              prompty, is off); enable the feature to render `format: {feature}` templates"
         ),
     )
-}
-
-/// Expressions `{{@root.__prompty_mark}}` in a Handlebars template, blocks included.
-#[cfg(feature = "handlebars")]
-fn hbs_mark_count(elements: &[handlebars::template::TemplateElement]) -> usize {
-    use handlebars::template::{Parameter, TemplateElement as E};
-    elements
-        .iter()
-        .map(|e| match e {
-            E::Expression(h) => usize::from(matches!(
-                &h.name,
-                Parameter::Path(handlebars::Path::Relative((_, raw))) if raw.strip_prefix("@root.") == Some(crate::marks::MARK_VAR)
-            )),
-            E::HelperBlock(h) => [&h.template, &h.inverse].into_iter().flatten().map(|t| hbs_mark_count(&t.elements)).sum(),
-            E::PartialBlock(d) | E::DecoratorBlock(d) => d.template.as_ref().map_or(0, |t| hbs_mark_count(&t.elements)),
-            _ => 0,
-        })
-        .sum()
 }
 
 /// The output cap error; Jinja2 also counts what `{{ }}` writes into captured text.

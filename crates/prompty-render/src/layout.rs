@@ -19,6 +19,7 @@
 //! Marks placed in Jinja and Mustache runs are written into the body as variables (with the
 //! delimiters in effect there); in Handlebars they are spliced into the compiled template.
 
+#[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};
 
 use crate::marks::{JinjaItem, jinja_lex};
@@ -55,6 +56,7 @@ pub(crate) enum Origin {
     Body { at: usize, tag: usize },
     /// Handlebars: the index of the run's raw string among the template's raw strings, in
     /// pre-order.
+    #[cfg_attr(not(feature = "handlebars"), allow(dead_code, reason = "built only by the Handlebars layout"))]
     Element(usize),
 }
 
@@ -140,6 +142,7 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
 /// The layout of a Mustache template. With `any_delimiters`, text after a set-delimiter
 /// tag is a run (its mark written with the delimiters in effect there); without, only text
 /// under the default delimiters is.
+#[cfg(feature = "mustache")]
 pub(crate) fn mustache(template: &prompty_mustache::Template, any_delimiters: bool) -> Layout {
     let mut layout = Layout::default();
     let source = template.source();
@@ -167,6 +170,7 @@ pub(crate) fn mustache(template: &prompty_mustache::Template, any_delimiters: bo
 /// The layout of a compiled Handlebars template. With `raw`, the text of raw blocks
 /// (`{{{{raw}}}}...{{{{/raw}}}}`, and `{{#raw}}` blocks) is a run; without, it is text the
 /// template writes without marks.
+#[cfg(feature = "handlebars")]
 pub(crate) fn handlebars(template: &HbsTemplate, raw: bool) -> Layout {
     let mut layout = Layout::default();
     let mut walk = HbsWalk { layout: &mut layout, raw, index: 0, follows: true };
@@ -177,6 +181,7 @@ pub(crate) fn handlebars(template: &HbsTemplate, raw: bool) -> Layout {
     layout
 }
 
+#[cfg(feature = "handlebars")]
 struct HbsWalk<'l> {
     layout: &'l mut Layout,
     raw: bool,
@@ -185,6 +190,7 @@ struct HbsWalk<'l> {
     follows: bool,
 }
 
+#[cfg(feature = "handlebars")]
 impl HbsWalk<'_> {
     fn template(&mut self, t: &HbsTemplate) {
         use TemplateElement as E;
@@ -249,6 +255,7 @@ mod tests {
         assert_eq!(shown(&jinja("{# c #}user:\n{{ q }}", true, false)), "user:\n|");
     }
 
+    #[cfg(feature = "mustache")]
     #[test]
     fn mustache_view_skips_standalone_lines_and_comments() {
         let t = prompty_mustache::Template::compile("A\n{{#items}}\nuser:\n{{.}}{{/items}}\nB{{! c }}C\n{{=<% %>=}}D")

@@ -93,6 +93,7 @@ pub(crate) fn compile_marked(
             let (places, lines) = plan(&layout.view, profile, layout.captures);
             compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, ..m })
         }
+        #[cfg(feature = "mustache")]
         "mustache" => {
             let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
@@ -108,6 +109,7 @@ pub(crate) fn compile_marked(
             };
             compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, ..m })
         }
+        #[cfg(feature = "handlebars")]
         "handlebars" | "hbs" => {
             let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
@@ -141,6 +143,7 @@ fn unmarked(body: &str, engine: Engine) -> Marked {
 }
 
 /// A Mustache template's literal text, all runs joined.
+#[cfg(feature = "mustache")]
 fn literal_text(t: &prompty_mustache::Template) -> String {
     t.literals().iter().filter_map(|l| t.source().get(l.span.clone())).collect()
 }
