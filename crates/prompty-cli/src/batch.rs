@@ -44,7 +44,7 @@ pub(crate) struct BatchArgs {
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
-    load: LoadArgs,
+    pub(crate) load: LoadArgs,
 }
 
 /// Renders and compiles data rows to request bodies.
@@ -106,7 +106,7 @@ pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
         let made = compiler.compile(row, &rows.name, line).and_then(|(compiled, body)| {
             for w in &compiled.warnings {
                 if warned.insert(w.to_string()) {
-                    eprintln!("warning: {}: {w}", args.file.display());
+                    crate::emit_warnings(&args.file, std::slice::from_ref(w));
                 }
             }
             let id = batch::custom_id(line, &body);

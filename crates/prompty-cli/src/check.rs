@@ -377,12 +377,13 @@ fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, fi
                 out.push('\n');
             }
             CheckFormat::Json => {
-                let line = serde_json::to_string(&report::json(file, text, &index, &f.diagnostic)).unwrap_or_default();
+                let line =
+                    serde_json::to_string(&report::json(file, Some((text, &index)), &f.diagnostic)).unwrap_or_default();
                 out.push_str(&line);
                 out.push('\n');
             }
             CheckFormat::Github => {
-                out.push_str(&report::github(file, text, &index, &f.diagnostic));
+                out.push_str(&report::github(file, Some((text, &index)), &f.diagnostic));
                 out.push('\n');
             }
             CheckFormat::Sarif => output.sarif.push(file, text, &index, f),

@@ -39,15 +39,18 @@ fn read(path: &Path) -> Result<(String, BTreeMap<u64, Row>), Failure> {
     while let Some(line) = lines.next_line()? {
         let n = lines.line;
         let Line::Text(text) = line else {
-            return Err(Failure(format!("{}:{n}: not UTF-8 text", lines.name)));
+            return Err(Failure::Message(format!("{}:{n}: not UTF-8 text", lines.name)));
         };
         if text.trim().is_empty() {
             continue;
         }
-        let v: Value =
-            serde_json::from_str(&text).map_err(|e| Failure(format!("{}:{n}: not a result line: {e}", lines.name)))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| Failure::Message(format!("{}:{n}: not a result line: {e}", lines.name)))?;
         let line = v.get("line").and_then(Value::as_u64).ok_or_else(|| {
-            Failure(format!("{}:{n}: the result has no `line`; compare reads `prompty eval` output", lines.name))
+            Failure::Message(format!(
+                "{}:{n}: the result has no `line`; compare reads `prompty eval` output",
+                lines.name
+            ))
         })?;
         let verdict = match v.get("error") {
             Some(_) => "error".to_owned(),
@@ -55,7 +58,7 @@ fn read(path: &Path) -> Result<(String, BTreeMap<u64, Row>), Failure> {
         };
         let row = Row { score: v.get("score").and_then(Value::as_f64).filter(|s| s.is_finite()), verdict };
         if rows.insert(line, row).is_some() {
-            return Err(Failure(format!("{}:{n}: a second result for data line {line}", lines.name)));
+            return Err(Failure::Message(format!("{}:{n}: a second result for data line {line}", lines.name)));
         }
     }
     Ok((lines.name, rows))

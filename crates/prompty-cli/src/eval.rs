@@ -14,6 +14,7 @@ use prompty_syntax::Prompt;
 use serde_json::{Map, Value};
 
 use crate::inputs::{MAX_SIDE_INPUT_BYTES, describe_io, read_object, read_text};
+use crate::report::Located;
 use crate::run::{SendArgs, TargetArgs};
 use crate::{Failure, LoadArgs, load_prompt};
 
@@ -42,7 +43,7 @@ pub(crate) struct ScoreArgs {
     #[command(flatten)]
     verdict: VerdictArgs,
     #[command(flatten)]
-    load: LoadArgs,
+    pub(crate) load: LoadArgs,
 }
 
 /// How scores become verdicts: shared by `score` and `eval`.
@@ -110,7 +111,7 @@ pub(crate) struct EvalArgs {
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     #[command(flatten)]
-    load: LoadArgs,
+    pub(crate) load: LoadArgs,
 }
 
 #[derive(clap::Subcommand)]
@@ -147,8 +148,10 @@ impl VerdictArgs {
             None => Ok(evaluator),
             Some(t) => {
                 let number = serde_json::from_str::<serde_json::Number>(t.trim())
-                    .map_err(|_| Failure(format!("--threshold {t}: expected a number")))?;
-                evaluator.with_threshold(Threshold(number)).map_err(|e| Failure(format!("--threshold {t}: {e}")))
+                    .map_err(|_| Failure::Message(format!("--threshold {t}: expected a number")))?;
+                evaluator
+                    .with_threshold(Threshold(number))
+                    .map_err(|e| Failure::Message(format!("--threshold {t}: {e}")))
             }
         }
     }
@@ -165,12 +168,12 @@ fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
         Ok(None) => builtin_config(stem)
             .or_else(|| prompt.name.as_deref().and_then(builtin_config))
             .ok_or_else(|| {
-                Failure(format!(
+                Failure::Message(format!(
                     "{}: no `metadata.evaluator` block and not a known evaluator prompt; add `metadata: {{evaluator: {{answer: json, range: [1, 5], threshold: 3}}}}`",
                     file.display()
                 ))
             })?,
-        Err(e) => return Err(Failure(format!("{}: {}", file.display(), e.redacted(&prompt.secrets)))),
+        Err(e) => return Err(Failure::diagnostic(Located::file(file, e.redacted(&prompt.secrets).to_diagnostic()))),
     };
     let name = prompt.name.clone().unwrap_or_else(|| stem.to_owned());
     Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
@@ -190,7 +193,7 @@ fn render_evaluation(e: &Evaluation, evaluator: &Evaluator, format: EvalFormat) 
 
 pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     if args.answer.as_os_str() == "-" && args.inputs.as_ref().is_some_and(|p| p.as_os_str() == "-") {
-        return Err(Failure(
+        return Err(Failure::Message(
             "--answer - and --inputs - both read standard input, which can be read once; give one of them a file"
                 .to_owned(),
         ));
@@ -199,11 +202,17 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     let evaluator = args.verdict.apply(evaluator_for(&args.file, &prompt)?)?;
     if let Some(path) = &args.inputs {
         let given = read_object(path)?;
-        prompt.validate_inputs(&given).map_err(|e| Failure(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
+        prompt
+            .validate_inputs(&given)
+            .map_err(|e| Failure::Message(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
     }
     let (name, text) = read_text(&args.answer)?;
-    let reply = crate::reply::from_text(&text).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let evaluation = evaluator.evaluate(&reply).map_err(|e| Failure(shown(&prompt, format!("{name}: {e}"))))?;
+    let reply = crate::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
+    let evaluation = evaluator.evaluate(&reply).map_err(|e| {
+        let mut d = e.to_diagnostic();
+        prompt.secrets.redact_diagnostic(&mut d);
+        Failure::diagnostic(Located::file(Path::new(&name), d))
+    })?;
     let mut shown_evaluation = render_evaluation(&evaluation, &evaluator, args.format);
     // The evaluation is already redacted; this also covers what the layout adds.
     prompt.secrets.redact_json(&mut shown_evaluation);
@@ -235,9 +244,9 @@ impl JsonLines {
     pub(crate) fn open(path: &Path) -> Result<Self, Failure> {
         let name = path.display().to_string();
         if path.is_dir() {
-            return Err(Failure(format!("{name}: is a directory, expected a JSON-lines file")));
+            return Err(Failure::Message(format!("{name}: is a directory, expected a JSON-lines file")));
         }
-        let f = File::open(path).map_err(|e| Failure(format!("{name}: cannot read: {}", describe_io(&e))))?;
+        let f = File::open(path).map_err(|e| Failure::Message(format!("{name}: cannot read: {}", describe_io(&e))))?;
         Ok(JsonLines { name, reader: BufReader::new(f), line: 0 })
     }
 
@@ -250,7 +259,7 @@ impl JsonLines {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    return Err(Failure(format!(
+                    return Err(Failure::Message(format!(
                         "{}:{number}: cannot read: {}; stopping here",
                         self.name,
                         describe_io(&e)
@@ -268,7 +277,7 @@ impl JsonLines {
                 None => (available.len(), false),
             };
             if bytes.len() + take > MAX_SIDE_INPUT_BYTES {
-                return Err(Failure(format!(
+                return Err(Failure::Message(format!(
                     "{}:{number}: the line is longer than the {MAX_SIDE_INPUT_BYTES}-byte limit; one line holds one JSON value",
                     self.name
                 )));
@@ -326,22 +335,22 @@ impl Staged {
         let shown = target.display();
         if let Ok(meta) = std::fs::symlink_metadata(target) {
             if meta.file_type().is_symlink() {
-                return Err(Failure(format!(
+                return Err(Failure::Message(format!(
                     "--output {shown} is a symbolic link; give the path of the file itself (results are written beside it and renamed over it)"
                 )));
             }
             if meta.is_dir() {
-                return Err(Failure(format!("--output {shown} is a directory; give a file path")));
+                return Err(Failure::Message(format!("--output {shown} is a directory; give a file path")));
             }
             if !meta.is_file() {
                 // A device or a FIFO would be replaced by the rename, not written to.
-                return Err(Failure(format!(
+                return Err(Failure::Message(format!(
                     "--output {shown} is not a regular file; give a file path (or leave out --output to print the results)"
                 )));
             }
             for (flag, input) in inputs {
                 if same_file(target, input) {
-                    return Err(Failure(format!(
+                    return Err(Failure::Message(format!(
                         "--output {shown} is the same file as {flag} {}; writing the results there would destroy that input: choose another output path",
                         input.display()
                     )));
@@ -353,7 +362,7 @@ impl Staged {
             _ => PathBuf::from("."),
         };
         let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let cannot = |e: std::io::Error| Failure(format!("{shown}: cannot write: {}", describe_io(&e)));
+        let cannot = |e: std::io::Error| Failure::Message(format!("{shown}: cannot write: {}", describe_io(&e)));
         let mut attempt = 0u32;
         let (temp, file) = loop {
             let temp = dir.join(format!(".{file_name}.{}.{attempt}.tmp", std::process::id()));
@@ -372,8 +381,9 @@ impl Staged {
 
     /// Flushes the results to disk and renames them over the output.
     pub(crate) fn commit(mut self) -> Result<(), Failure> {
-        let cannot =
-            |e: std::io::Error| Failure(format!("{}: cannot write: {}", self.target.display(), describe_io(&e)));
+        let cannot = |e: std::io::Error| {
+            Failure::Message(format!("{}: cannot write: {}", self.target.display(), describe_io(&e)))
+        };
         if let Some(out) = self.out.take() {
             let file = out.into_inner().map_err(|e| cannot(e.into_error()))?;
             file.sync_all().map_err(cannot)?;
@@ -505,7 +515,7 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
         return crate::compare::run(c).map(|()| EvalStatus::Passed);
     }
     let (Some(file), Some(data)) = (args.file.as_deref(), args.data.as_deref()) else {
-        return Err(Failure("eval needs the evaluator prompt and --data".to_owned()));
+        return Err(Failure::Message("eval needs the evaluator prompt and --data".to_owned()));
     };
     let mut inputs: Vec<(&str, &Path)> = vec![("the prompt", file), ("--data", data)];
     if let Some(a) = &args.answers {
@@ -521,7 +531,10 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
     if let (Some(o), Some(j)) = (&args.output, &args.gates.summary_json)
         && std::path::absolute(o).ok() == std::path::absolute(j).ok()
     {
-        return Err(Failure(format!("--summary-json {} is the --output file; give them different paths", j.display())));
+        return Err(Failure::Message(format!(
+            "--summary-json {} is the --output file; give them different paths",
+            j.display()
+        )));
     }
     let mut summary_file = match &args.gates.summary_json {
         Some(p) => Some(Staged::create(p, &inputs)?),
@@ -529,11 +542,11 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
     };
     let mut pricing = Pricing::new();
     for p in &args.gates.prices {
-        pricing.add(p).map_err(|e| Failure(format!("--price {e}")))?;
+        pricing.add(p).map_err(|e| Failure::Message(format!("--price {e}")))?;
     }
     let gates = Gates { fail_under: args.gates.fail_under, max_unknown: args.gates.max_unknown };
     if gates.fail_under.is_some_and(|f| !f.is_finite()) {
-        return Err(Failure("--fail-under: expected a finite number".to_owned()));
+        return Err(Failure::Message("--fail-under: expected a finite number".to_owned()));
     }
     let (prompt, _) = load_prompt(file, &args.load)?;
     // Every error from here on may quote the prompt (a provider's answer, a model name).
@@ -620,7 +633,16 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
         }
         Ok(if summary.error_count() == 0 && failed_gates.is_empty() { EvalStatus::Passed } else { EvalStatus::Failed })
     };
-    run().map_err(|Failure(message)| Failure(shown(&prompt, message)))
+    run().map_err(|f| match f {
+        Failure::Message(message) => Failure::Message(shown(&prompt, message)),
+        Failure::Diagnostics(mut ds) => {
+            for d in &mut ds {
+                prompt.secrets.redact_diagnostic(&mut d.diagnostic);
+            }
+            Failure::Diagnostics(ds)
+        }
+        Failure::BrokenPipe => Failure::BrokenPipe,
+    })
 }
 
 /// `--answers`: one answer line per data row, read side by side.

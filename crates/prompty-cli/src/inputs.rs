@@ -36,7 +36,7 @@ impl InputArgs {
         for s in &self.set_json {
             let (name, value) = split_assignment(s, "--set-json")?;
             let parsed: Value = serde_json::from_str(value).map_err(|e| {
-                Failure(format!(
+                Failure::Message(format!(
                     "--set-json {name}: the value is not JSON ({e}); quote strings, e.g. --set-json {name}='\"text\"'"
                 ))
             })?;
@@ -49,7 +49,7 @@ impl InputArgs {
 fn split_assignment<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Failure> {
     match s.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim(), value)),
-        _ => Err(Failure(format!("{flag} {s:?}: expected NAME=VALUE"))),
+        _ => Err(Failure::Message(format!("{flag} {s:?}: expected NAME=VALUE"))),
     }
 }
 
@@ -58,8 +58,12 @@ pub(crate) fn read_object(path: &PathBuf) -> Result<Map<String, Value>, Failure>
     let (name, text) = read_text(path)?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(Failure(format!("{name}: inputs must be a JSON object, found {}", json_type(&other)))),
-        Err(e) => Err(Failure(format!("{name}:{}:{}: not valid JSON: {}", e.line(), e.column(), json_message(&e)))),
+        Ok(other) => {
+            Err(Failure::Message(format!("{name}: inputs must be a JSON object, found {}", json_type(&other))))
+        }
+        Err(e) => {
+            Err(Failure::Message(format!("{name}:{}:{}: not valid JSON: {}", e.line(), e.column(), json_message(&e))))
+        }
     }
 }
 
@@ -86,19 +90,20 @@ pub(crate) fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
 pub(crate) fn read_text(path: &PathBuf) -> Result<(String, String), Failure> {
     let (name, bytes) = if path.as_os_str() == "-" {
         let name = "<stdin>".to_owned();
-        let bytes = read_limited(std::io::stdin().lock()).map_err(|e| Failure(format!("standard input: {e}")))?;
+        let bytes =
+            read_limited(std::io::stdin().lock()).map_err(|e| Failure::Message(format!("standard input: {e}")))?;
         (name, bytes)
     } else {
         let name = path.display().to_string();
         if path.is_dir() {
-            return Err(Failure(format!("{name}: is a directory, expected a file")));
+            return Err(Failure::Message(format!("{name}: is a directory, expected a file")));
         }
-        let file =
-            std::fs::File::open(path).map_err(|e| Failure(format!("{name}: cannot read: {}", describe_io(&e))))?;
-        let bytes = read_limited(file).map_err(|e| Failure(format!("{name}: {e}")))?;
+        let file = std::fs::File::open(path)
+            .map_err(|e| Failure::Message(format!("{name}: cannot read: {}", describe_io(&e))))?;
+        let bytes = read_limited(file).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
         (name, bytes)
     };
-    let text = String::from_utf8(bytes).map_err(|_| Failure(format!("{name}: not UTF-8 text")))?;
+    let text = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{name}: not UTF-8 text")))?;
     Ok((name, text))
 }
 

@@ -76,20 +76,27 @@ struct Judge<'a> {
 impl Live<'_> {
     pub(crate) fn run(&self, rows: JsonLines, sink: &mut Sink<'_>) -> Result<Outcome, Failure> {
         if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
-            return Err(Failure(format!("--concurrency {}: expected 1 to {MAX_CONCURRENCY}", self.concurrency)));
+            return Err(Failure::Message(format!(
+                "--concurrency {}: expected 1 to {MAX_CONCURRENCY}",
+                self.concurrency
+            )));
         }
         let (renderer, _) = load_renderer(self.file, self.load)?;
         let target = self.target.target()?;
-        let spec = ResponseSpec::for_prompt(renderer.prompt(), &target)
-            .map_err(|e| Failure(format!("{}: {e}", self.file.display())))?;
+        let spec =
+            ResponseSpec::for_prompt(renderer.prompt(), &target).map_err(|e| crate::wire_failure(self.file, &e))?;
         let settings = Settings { provider: Some(spec.provider), base_url: self.target.base_url.clone() };
         // The trust check comes before anything is sent.
         let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
-            .map_err(|e| Failure(format!("{}: {e}", self.file.display())))?;
+            .map_err(|e| Failure::Message(format!("{}: {e}", self.file.display())))?;
         let transport = self.send.transport()?;
         if let Some(dir) = self.cache {
             std::fs::create_dir_all(dir).map_err(|e| {
-                Failure(format!("--cache {}: cannot create: {}", dir.display(), crate::inputs::describe_io(&e)))
+                Failure::Message(format!(
+                    "--cache {}: cannot create: {}",
+                    dir.display(),
+                    crate::inputs::describe_io(&e)
+                ))
             })?;
         }
         let mut judge = Judge {
@@ -106,7 +113,7 @@ impl Live<'_> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| Failure(format!("cannot start: {e}")))?;
+            .map_err(|e| Failure::Message(format!("cannot start: {e}")))?;
         let interrupted = runtime.block_on(judge.drive(rows, sink, &transport, self.concurrency))?;
         // Requests still in flight are dropped with the runtime.
         drop(runtime);
@@ -181,7 +188,7 @@ impl Judge<'_> {
                         let outcome = self.finish(sink, line, &p, result);
                         done.insert(line, outcome);
                     }
-                    Some(Err(e)) => return Err(Failure(format!("a request task failed: {e}"))),
+                    Some(Err(e)) => return Err(Failure::Message(format!("a request task failed: {e}"))),
                     None => {}
                 },
             }
@@ -202,9 +209,8 @@ impl Judge<'_> {
         let compiled = prompty_wire::compile(self.renderer.prompt(), &messages, self.target.clone())
             .map_err(|e| ("compile failed", format!("{data}:{line}: {e}")))?;
         for w in &compiled.warnings {
-            let text = w.to_string();
-            if self.warned.insert(text.clone()) {
-                sink.progress.suspend(|| eprintln!("warning: {}: {text}", self.file.display()));
+            if self.warned.insert(w.to_string()) {
+                sink.progress.suspend(|| crate::emit_warnings(self.file, std::slice::from_ref(w)));
             }
         }
         let request = prompty_client::build(&self.endpoint, compiled.api, &compiled.body, false)

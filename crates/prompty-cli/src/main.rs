@@ -27,6 +27,7 @@ use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, re
 
 use crate::host::cli_host;
 use crate::inputs::InputArgs;
+use crate::report::Located;
 
 /// Exit code for usage and I/O failures (and files that cannot be used).
 const EXIT_FAILURE: u8 = 2;
@@ -120,6 +121,10 @@ pub(crate) struct LoadArgs {
     /// Another folder `${file:}` references may read from (repeatable).
     #[arg(long = "allow-root", value_name = "DIR")]
     allow_roots: Vec<PathBuf>,
+    /// How errors and warnings are written on standard error: human (default), json (one
+    /// object per line), github (workflow annotations) or sarif (SARIF 2.1.0).
+    #[arg(long, value_enum, default_value_t = report::Format::Human)]
+    pub(crate) error_format: report::Format,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -150,18 +155,75 @@ impl LoadArgs {
     }
 }
 
-/// A failure that ends the command: printed on stderr, exit code 2.
-pub(crate) struct Failure(String);
+/// A failure that ends the command: reported on stderr, exit code 2.
+pub(crate) enum Failure {
+    /// Something that is no diagnostic: a file that cannot be read, a bad flag.
+    Message(String),
+    /// Diagnostics with stable codes: the prompt cannot be loaded, rendered or compiled.
+    Diagnostics(Vec<Located>),
+    /// The reader of standard output went away (`| head`): not an error.
+    BrokenPipe,
+}
 
-impl<T: std::fmt::Display> From<T> for Failure {
+impl Failure {
+    /// The failure as text, one problem per line (`file:line:col: message [CODE]`).
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Failure::Message(m) => m.clone(),
+            Failure::Diagnostics(ds) => ds.iter().map(Located::one_line).collect::<Vec<_>>().join("\n"),
+            Failure::BrokenPipe => "standard output was closed".to_owned(),
+        }
+    }
+
+    /// One diagnostic as a failure.
+    pub(crate) fn diagnostic(located: Located) -> Self {
+        Failure::Diagnostics(vec![located])
+    }
+}
+
+/// Whether an error is a write to a closed pipe, by its `io::ErrorKind` (JSON writers wrap
+/// the I/O error).
+fn is_broken_pipe(e: &dyn std::any::Any) -> bool {
+    let kind = match (e.downcast_ref::<std::io::Error>(), e.downcast_ref::<serde_json::Error>()) {
+        (Some(io), _) => Some(io.kind()),
+        (None, Some(json)) => json.io_error_kind(),
+        (None, None) => None,
+    };
+    kind == Some(std::io::ErrorKind::BrokenPipe)
+}
+
+impl<T: std::fmt::Display + 'static> From<T> for Failure {
     fn from(e: T) -> Self {
-        Failure(e.to_string())
+        if is_broken_pipe(&e) { Failure::BrokenPipe } else { Failure::Message(e.to_string()) }
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    if let Some(load) = cli.command.load_args() {
+        report::set_format(load.error_format);
+    }
+    let code = dispatch(cli.command);
+    report::finish();
+    code
+}
+
+impl Command {
+    /// The options of a command that loads one prompt.
+    fn load_args(&self) -> Option<&LoadArgs> {
+        match self {
+            Command::Load { load, .. } | Command::Render { load, .. } | Command::Compile { load, .. } => Some(load),
+            Command::Score(args) => Some(&args.load),
+            Command::Eval(args) => Some(&args.load),
+            Command::Run(args) => Some(&args.load),
+            Command::Batch(args) => Some(&args.load),
+            _ => None,
+        }
+    }
+}
+
+fn dispatch(command: Command) -> ExitCode {
+    let result = match command {
         Command::Check(args) => return check::run(&args),
         Command::Score(args) => eval::run_score(&args),
         Command::Snapshot(args) => return snapshot::run(&args),
@@ -185,7 +247,7 @@ fn main() -> ExitCode {
             Ok(()) => Ok(()),
             Err(run::RunFailure::Usage(e)) => Err(e),
             Err(run::RunFailure::Request(message)) => {
-                let _ = writeln!(std::io::stderr().lock(), "error: {}", message.trim_end());
+                report::fail(&message);
                 return ExitCode::from(1);
             }
         },
@@ -198,10 +260,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stops early (`| head`) is not an error.
-        Err(Failure(message)) if message.contains("Broken pipe") => ExitCode::SUCCESS,
-        Err(Failure(message)) => {
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "error: {}", message.trim_end());
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
+            report::fail(&message);
+            ExitCode::from(EXIT_FAILURE)
+        }
+        Err(Failure::Diagnostics(diagnostics)) => {
+            for d in &diagnostics {
+                report::emit(d);
+            }
             ExitCode::from(EXIT_FAILURE)
         }
     }
@@ -220,24 +287,16 @@ pub(crate) fn load_prompt_with(
     host: &dyn prompty_syntax::Host,
     lint: bool,
 ) -> Result<(Prompt, Arc<str>), Failure> {
-    let bytes = read_source(file, host).map_err(|e| Failure(e.to_string()))?;
+    let bytes = read_source(file, host).map_err(|e| Failure::Message(e.to_string()))?;
     let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
     let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
-    let index = prompty_syntax::LineIndex::new(&text);
-    let errors: Vec<String> = loaded
-        .diagnostics
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| {
-            let (line, col) = index.line_col(&text, d.span.start);
-            format!("{}:{line}:{col}: {} [{}]", file.display(), d.message, d.code.id)
-        })
-        .collect();
+    let errors: Vec<Located> =
+        loaded.diagnostics.into_iter().filter(|d| d.is_error()).map(|d| Located::at(file, &text, d)).collect();
     match loaded.prompt {
         Some(prompt) if errors.is_empty() => Ok((prompt, text)),
-        _ if errors.is_empty() => Err(Failure(format!("{}: cannot be loaded as a prompt", file.display()))),
-        _ => Err(Failure(errors.join("\n       "))),
+        _ if errors.is_empty() => Err(Failure::Message(format!("{}: cannot be loaded as a prompt", file.display()))),
+        _ => Err(Failure::Diagnostics(errors)),
     }
 }
 
@@ -303,20 +362,16 @@ fn cmd_compile(
     let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
     let mut target = prompty_wire::Target::new();
     if let Some(p) = provider {
-        target = target.with_provider(p.parse().map_err(|e| Failure(format!("--provider: {e}")))?);
+        target = target.with_provider(p.parse().map_err(|e| Failure::Message(format!("--provider: {e}")))?);
     }
     if let Some(a) = api {
-        target = target.with_api(a.parse().map_err(|e| Failure(format!("--api: {e}")))?);
+        target = target.with_api(a.parse().map_err(|e| Failure::Message(format!("--api: {e}")))?);
     }
     if let Some(m) = model {
         target = target.with_model(m);
     }
-    let compiled = prompty_wire::compile(renderer.prompt(), &messages, target)
-        .map_err(|e| Failure(format!("{}: {e}", file.display())))?;
-    let mut err = std::io::stderr().lock();
-    for w in &compiled.warnings {
-        writeln!(err, "warning: {}: {w}", file.display())?;
-    }
+    let compiled = prompty_wire::compile(renderer.prompt(), &messages, target).map_err(|e| wire_failure(file, &e))?;
+    emit_warnings(file, &compiled.warnings);
     print_json(&compiled.body)
 }
 
@@ -356,13 +411,22 @@ pub(crate) fn warn_undeclared(file: &Path, prompt: &Prompt, given: &serde_json::
     }
 }
 
-/// A render error located in the file when it comes from the template.
-pub(crate) fn render_failure(file: &Path, text: &str, e: &prompty_render::Error) -> Failure {
-    match e.span() {
-        Some(span) => {
-            let (line, col) = prompty_syntax::LineIndex::new(text).line_col(text, span.start);
-            Failure(format!("{}:{line}:{col}: {e}", file.display()))
-        }
-        None => Failure(format!("{}: {e}", file.display())),
+/// A render error, located in the file when it comes from the template.
+pub(crate) fn render_failure(file: &Path, text: &Arc<str>, e: &prompty_render::Error) -> Failure {
+    Failure::diagnostic(match e.span() {
+        Some(_) => Located::at(file, text, e.to_diagnostic()),
+        None => Located::file(file, e.to_diagnostic()),
+    })
+}
+
+/// A request that cannot be compiled (or a response that cannot be read) for the prompt.
+pub(crate) fn wire_failure(file: &Path, e: &prompty_wire::Error) -> Failure {
+    Failure::diagnostic(Located::file(file, e.to_diagnostic()))
+}
+
+/// Reports what the wire compiler left out or changed.
+pub(crate) fn emit_warnings(file: &Path, warnings: &[prompty_wire::Warning]) {
+    for w in warnings {
+        report::emit(&Located::file(file, w.to_diagnostic()));
     }
 }

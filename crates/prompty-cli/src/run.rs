@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::inputs::InputArgs;
-use crate::{Failure, LoadArgs, load_renderer, render_failure, warn_undeclared};
+use crate::{Failure, LoadArgs, emit_warnings, load_renderer, render_failure, warn_undeclared, wire_failure};
 
 /// Where a prompt is sent: shared by `run`, `eval --judge` and `batch`.
 #[derive(clap::Args, Clone, Default)]
@@ -38,7 +38,7 @@ impl TargetArgs {
     pub(crate) fn target(&self) -> Result<Target, Failure> {
         let mut target = Target::new();
         if let Some(p) = &self.provider {
-            target = target.with_provider(p.parse().map_err(|e| Failure(format!("--provider: {e}")))?);
+            target = target.with_provider(p.parse().map_err(|e| Failure::Message(format!("--provider: {e}")))?);
         }
         if let Some(m) = &self.model {
             target = target.with_model(m.clone());
@@ -50,7 +50,7 @@ impl TargetArgs {
     pub(crate) fn endpoint(&self, file: &Path, renderer: &Renderer, compiled: &Compiled) -> Result<Endpoint, Failure> {
         let settings = Settings { provider: Some(compiled.provider), base_url: self.base_url.clone() };
         prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
-            .map_err(|e| Failure(format!("{}: {e}", file.display())))
+            .map_err(|e| Failure::Message(format!("{}: {e}", file.display())))
     }
 }
 
@@ -69,10 +69,10 @@ pub(crate) struct SendArgs {
 impl SendArgs {
     pub(crate) fn transport(&self) -> Result<Transport, Failure> {
         if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= 86_400.0) {
-            return Err(Failure(format!("--timeout {}: expected a number of seconds above 0", self.timeout)));
+            return Err(Failure::Message(format!("--timeout {}: expected a number of seconds above 0", self.timeout)));
         }
         let policy = RetryPolicy { max_retries: self.max_retries, ..RetryPolicy::default() };
-        Transport::new(Duration::from_secs_f64(self.timeout), policy).map_err(Failure)
+        Transport::new(Duration::from_secs_f64(self.timeout), policy).map_err(Failure::Message)
     }
 }
 
@@ -94,7 +94,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     inputs: InputArgs,
     #[command(flatten)]
-    load: LoadArgs,
+    pub(crate) load: LoadArgs,
     #[command(flatten)]
     target: TargetArgs,
     #[command(flatten)]
@@ -122,10 +122,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), RunFailure> {
     warn_undeclared(&args.file, renderer.prompt(), &given);
     let messages = renderer.prepare(&given).map_err(|e| render_failure(&args.file, &text, &e))?;
     let compiled = prompty_wire::compile(renderer.prompt(), &messages, args.target.target()?)
-        .map_err(|e| Failure(format!("{}: {e}", args.file.display())))?;
-    for w in &compiled.warnings {
-        eprintln!("warning: {}: {w}", args.file.display());
-    }
+        .map_err(|e| wire_failure(&args.file, &e))?;
+    emit_warnings(&args.file, &compiled.warnings);
     let endpoint = args.target.endpoint(&args.file, &renderer, &compiled)?;
     let transport = args.send.transport()?;
     let stdout_tty = std::io::stdout().is_terminal();
@@ -135,11 +133,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), RunFailure> {
         && compiled.response.format == ResultFormat::Text
         && compiled.body.get("tools").is_none();
     let request = prompty_client::build(&endpoint, compiled.api, &compiled.body, stream)
-        .map_err(|e| Failure(format!("{}: {e}", args.file.display())))?;
+        .map_err(|e| Failure::Message(format!("{}: {e}", args.file.display())))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Failure(format!("cannot start: {e}")))?;
+        .map_err(|e| Failure::Message(format!("cannot start: {e}")))?;
     let outcome = runtime.block_on(async {
         tokio::select! {
             r = send(&transport, &request, &endpoint, stream) => r,
@@ -149,7 +147,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), RunFailure> {
     let (response, streamed) = outcome.map_err(|e| RunFailure::Request(e.0))?;
     let result = prompty_wire::process(&compiled.response, &response)
         .map_err(|e| RunFailure::Request(endpoint.redact(&format!("{}: {e}", args.file.display()))))?;
-    print_result(&result, args.format, streamed).map_err(|e| RunFailure::Usage(Failure(e.to_string())))
+    print_result(&result, args.format, streamed).map_err(|e| RunFailure::Usage(Failure::from(e)))
 }
 
 /// Sends the request; the answer, and whether its text was already printed.

@@ -173,7 +173,7 @@ fn render_all(files: &[PathBuf], root: &Path, dir: &Path, load: &LoadArgs) -> Re
         let (prompt, text) = match load_prompt_with(file, load, &no_env_host(), true) {
             Ok(loaded) => loaded,
             Err(f) => {
-                fail(&mut out, None, f.0);
+                fail(&mut out, None, f.text());
                 continue;
             }
         };
@@ -181,7 +181,7 @@ fn render_all(files: &[PathBuf], root: &Path, dir: &Path, load: &LoadArgs) -> Re
         let renderer = match Renderer::with_options(prompt.redacted_inputs(), options) {
             Ok(r) => r,
             Err(e) => {
-                fail(&mut out, None, render_failure(file, &text, &e).0);
+                fail(&mut out, None, render_failure(file, &text, &e).text());
                 continue;
             }
         };
@@ -202,7 +202,7 @@ fn render_all(files: &[PathBuf], root: &Path, dir: &Path, load: &LoadArgs) -> Re
                 }
                 Err(e) => {
                     let located = match (e.span(), &case.at) {
-                        (Some(_), _) | (None, None) => render_failure(file, &text, &e).0,
+                        (Some(_), _) | (None, None) => render_failure(file, &text, &e).text(),
                         (None, Some(at)) => format!("{at}: {e}"),
                     };
                     let message = format!("{located} (case `{}`)", diff::visible(&case.name));

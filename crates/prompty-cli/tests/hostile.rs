@@ -29,6 +29,34 @@ fn prompty_in(dir: &Path, args: &[&str], stdin: Stdio) -> Out {
 }
 
 /// Runs `prompty ARGS` in `dir` with extra environment variables.
+/// The diagnostics of `--error-format json` on stderr, one line each, as
+/// `severity: file:line:col: message [CODE]` (`severity: file: message [CODE]` when the
+/// diagnostic points at the file as a whole); other lines as they are.
+fn diagnostic_lines(stderr: &str) -> String {
+    let mut out = String::new();
+    for line in stderr.lines() {
+        let Ok(d) = serde_json::from_str::<serde_json::Value>(line) else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let at = match (d["line"].as_u64(), d["column"].as_u64()) {
+            (Some(l), Some(c)) => format!(":{l}:{c}"),
+            _ => String::new(),
+        };
+        let (sev, file, message, code) =
+            (d["severity"].as_str(), d["file"].as_str(), d["message"].as_str(), d["code"].as_str());
+        out.push_str(&format!(
+            "{}: {}{at}: {} [{}]\n",
+            sev.unwrap_or("?"),
+            file.unwrap_or("?"),
+            message.unwrap_or("?"),
+            code.unwrap_or("?")
+        ));
+    }
+    out
+}
+
 fn prompty_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     prompty_run(dir, args, env, Stdio::null())
 }
@@ -568,9 +596,10 @@ fn secrets_never_appear_in_score_or_eval_output() {
     }
     // A configuration error quoting a value from the environment.
     tmp.write("bad.prompty", SECRET_JUDGE.replace("answer: json", "answer: ${env:SECRET}").as_bytes());
-    let out = prompty_env(dir, &["score", "bad.prompty", "--answer", "answer.json"], &env);
+    let out = prompty_env(dir, &["score", "bad.prompty", "--answer", "answer.json", "--error-format", "json"], &env);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     let all = assert_secret_hidden(&out, "config error");
+    assert!(all.contains("\"code\":\"PE015\""), "{all}");
     assert!(all.contains("`${env:SECRET}` is not one of tags, json, number, label"), "{all}");
     let out = prompty_env(
         dir,
@@ -592,10 +621,13 @@ fn secrets_load_errors_show_references() {
         ("engine.prompty", "engine.prompty:4:11: unknown template format `${env:SECRET}` [P014]"),
     ] {
         for cmd in ["load", "render", "compile"] {
-            let out = prompty_env(tmp.path(), &[cmd, file], &env);
+            let out = prompty_env(tmp.path(), &[cmd, file, "--error-format", "json"], &env);
             assert_eq!(out.code, Some(2), "{cmd} {file}: {}", out.stderr);
             assert_secret_hidden(&out, cmd);
-            assert_eq!(out.stderr, format!("error: {message}\n"), "{cmd} {file}");
+            assert_eq!(diagnostic_lines(&out.stderr), format!("error: {message}\n"), "{cmd} {file}");
+            // The drawn form hides it too.
+            let out = prompty_env(tmp.path(), &[cmd, file], &env);
+            assert_secret_hidden(&out, cmd);
         }
     }
 }
@@ -632,12 +664,14 @@ hi
     let out = prompty_env(tmp.path(), &["compile", "provider.prompty"], &env);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert_secret_hidden(&out, "compile provider");
-    assert!(out.stderr.starts_with("error: provider.prompty: unknown provider `${env:SECRET}`"), "{}", out.stderr);
+    assert!(out.stderr.starts_with("PW001(unknown-provider)"), "{}", out.stderr);
+    assert!(out.stderr.contains("provider.prompty: unknown provider `${env:SECRET}`"), "{}", out.stderr);
 
     let out = prompty_env(tmp.path(), &["compile", "api.prompty"], &env);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert_secret_hidden(&out, "compile api");
-    assert!(out.stderr.starts_with("error: api.prompty: Unsupported API type: `${env:SECRET}`"), "{}", out.stderr);
+    assert!(out.stderr.starts_with("PW002(unknown-api)"), "{}", out.stderr);
+    assert!(out.stderr.contains("api.prompty: Unsupported API type: `${env:SECRET}`"), "{}", out.stderr);
 
     let out = prompty_env(tmp.path(), &["compile", "tool.prompty"], &env);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
@@ -917,7 +951,7 @@ fn file_reference_through_symlinked_folder_is_outside_whether_or_not_the_file_ex
     let mut answers = Vec::new();
     for (i, r) in refs.iter().enumerate() {
         let file = format!("r{i}.prompty");
-        let load = prompty(&dir, &["load", &file]);
+        let load = prompty(&dir, &["load", &file, "--error-format", "json"]);
         assert_eq!(load.code, Some(2), "{r}: {}", load.stderr);
         let check = prompty(&dir, &["check", "--format", "json", &file]);
         assert_eq!(check.code, Some(1), "{r}: {}", check.stderr);
@@ -928,7 +962,8 @@ fn file_reference_through_symlinked_folder_is_outside_whether_or_not_the_file_ex
     // Every answer is the same, apart from the path the user wrote (and the span's end).
     let expected = |r: &str| {
         format!(
-            "error: FILE:4:11: `${{file:REF}}` resolves outside allowed roots [P022]\n{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\"}}\n",
+            "{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\"}}\n{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\"}}\n",
+            11 + "${file:}".len() + r.len(),
             11 + "${file:}".len() + r.len()
         )
     };
@@ -937,8 +972,11 @@ fn file_reference_through_symlinked_folder_is_outside_whether_or_not_the_file_ex
     }
     // Inside the folder, a missing file is still reported as missing.
     tmp.write("p/missing.prompty", prompt_referencing("nosuchdir/x.txt").as_bytes());
-    let out = prompty(&dir, &["load", "missing.prompty"]);
-    assert_eq!(out.stderr, "error: missing.prompty:4:11: Referenced file not found: nosuchdir/x.txt [P021]\n");
+    let out = prompty(&dir, &["load", "missing.prompty", "--error-format", "json"]);
+    assert_eq!(
+        diagnostic_lines(&out.stderr),
+        "error: missing.prompty:4:11: Referenced file not found: nosuchdir/x.txt [P021]\n"
+    );
 }
 
 #[test]
@@ -1044,12 +1082,12 @@ fn item5_answer_over_the_size_limit_is_a_clear_error() {
     tmp.write("json.prompty", judge("json").as_bytes());
     let answer = format!("{{\"score\": 5}}{}", " ".repeat(5 << 20));
     tmp.write("big.txt", answer.as_bytes());
-    let out = prompty(tmp.path(), &["score", "json.prompty", "--answer", "big.txt"]);
+    let out = prompty(tmp.path(), &["score", "json.prompty", "--answer", "big.txt", "--error-format", "json"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert_eq!(
-        out.stderr.trim_end(),
+        diagnostic_lines(&out.stderr).trim_end(),
         format!(
-            "error: big.txt: the judge answer is {} bytes, more than the 4194304-byte limit; a judge's answer is a score and a short reason",
+            "error: big.txt: the judge answer is {} bytes, more than the 4194304-byte limit; a judge's answer is a score and a short reason [PE011]",
             answer.len()
         )
     );
@@ -1448,11 +1486,12 @@ fn budget_cases_end_with_a_located_error_through_the_binary() {
         tmp.write(&file, text.as_bytes());
         for cmd in ["render", "compile"] {
             // `compile` fails in the render, before it would ask for a model.
-            let out = prompty(tmp.path(), &[cmd, &file]);
+            let out = prompty(tmp.path(), &[cmd, &file, "--error-format", "json"]);
             assert_eq!(out.code, Some(2), "{} {cmd}: {}", case.name, out.stderr);
             assert!(out.stdout.is_empty(), "{} {cmd}: {}", case.name, out.stdout);
+            let got = diagnostic_lines(&out.stderr);
             let expected = format!("error: {file}:{}", case.error);
-            assert!(out.stderr.starts_with(&expected), "{} {cmd}:\nexpected {expected}\ngot {}", case.name, out.stderr);
+            assert!(got.starts_with(&expected), "{} {cmd}:\nexpected {expected}\ngot {got}", case.name);
         }
         let out = prompty(tmp.path(), &["check", "--format", "json", &file]);
         if case.checked {

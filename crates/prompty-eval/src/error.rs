@@ -182,6 +182,37 @@ impl Error {
         }
     }
 
+    /// The stable diagnostic code (`PE0xx`; see [`codes`](crate::codes)).
+    pub fn code(&self) -> prompty_syntax::Code {
+        use crate::codes;
+        match self {
+            Error::EmptyAnswer => codes::EMPTY_ANSWER,
+            Error::NoTagScore { .. } => codes::NO_TAG_SCORE,
+            Error::NoDigit => codes::NO_DIGIT,
+            Error::NoJsonObject => codes::NO_JSON_OBJECT,
+            Error::InvalidJson { .. } => codes::INVALID_JSON,
+            Error::NotAnObject { .. } => codes::NOT_AN_OBJECT,
+            Error::UnknownLabel { .. } => codes::UNKNOWN_LABEL,
+            Error::MissingField { .. } => codes::MISSING_FIELD,
+            Error::ScoreNotNumeric { .. } => codes::SCORE_NOT_NUMERIC,
+            Error::ScoreNotFinite { .. } => codes::SCORE_NOT_FINITE,
+            Error::AnswerTooLarge { .. } => codes::ANSWER_TOO_LARGE,
+            Error::ScoreOutOfRange { .. } => codes::SCORE_OUT_OF_RANGE,
+            Error::ScoreNotAllowed { .. } => codes::SCORE_NOT_ALLOWED,
+            Error::NanToInteger => codes::NAN_TO_INTEGER,
+            Error::Config { .. } => codes::CONFIG,
+            Error::UnknownConfigKey { .. } => codes::UNKNOWN_CONFIG_KEY,
+            Error::Input { .. } => codes::INVALID_INPUT,
+            Error::MissingInput { .. } => codes::MISSING_INPUT,
+        }
+    }
+
+    /// The error as an error-level diagnostic. Evaluation errors are about the judge's answer
+    /// or the evaluator as a whole, not a place in the prompt file: the span is empty.
+    pub fn to_diagnostic(&self) -> prompty_syntax::Diagnostic {
+        prompty_syntax::Diagnostic::error(self.code(), 0..0, self.to_string())
+    }
+
     /// Whether the error is about the judge's answer (as opposed to the
     /// caller's inputs or configuration).
     pub fn is_answer_error(&self) -> bool {
@@ -229,3 +260,48 @@ impl Error {
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<&Error> for prompty_syntax::Diagnostic {
+    fn from(e: &Error) -> Self {
+        e.to_diagnostic()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant has its own error-level code, listed in `codes::ALL`.
+    #[test]
+    fn every_error_has_a_listed_code() {
+        let s = || "x".to_owned();
+        let all = [
+            Error::EmptyAnswer,
+            Error::NoTagScore { detail: s() },
+            Error::NoDigit,
+            Error::NoJsonObject,
+            Error::InvalidJson { message: s() },
+            Error::NotAnObject { found: "array" },
+            Error::UnknownLabel { answer: s(), expected: s() },
+            Error::MissingField { field: s() },
+            Error::ScoreNotNumeric { field: s(), value: s() },
+            Error::ScoreNotFinite { field: s(), value: s() },
+            Error::AnswerTooLarge { size: 2, limit: 1 },
+            Error::ScoreOutOfRange { value: s(), min: s(), max: s() },
+            Error::ScoreNotAllowed { value: s(), allowed: s() },
+            Error::NanToInteger,
+            Error::config("k", "m"),
+            Error::UnknownConfigKey { key: s() },
+            Error::input("f", "m"),
+            Error::MissingInput { field: s(), message: s() },
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for e in all {
+            let d = e.to_diagnostic();
+            assert!(crate::codes::ALL.iter().any(|c| c.code == d.code && c.severity == d.severity), "{e:?}");
+            assert!(seen.insert(d.code.id), "{e:?} shares {}", d.code.id);
+            assert_eq!(d.message, e.to_string());
+        }
+        assert_eq!(seen.len(), crate::codes::ALL.len());
+    }
+}

@@ -39,6 +39,7 @@
 
 pub mod azure;
 pub mod builtin;
+pub mod codes;
 pub mod config;
 pub mod conversation;
 mod error;

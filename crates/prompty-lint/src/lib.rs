@@ -200,8 +200,7 @@ pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
         selection.is_selected(code)
             && !(promptflow && code == prompty_syntax::codes::LEGACY_KEY.id && !selection.is_explicit(code))
     };
-    let mut findings: Vec<Finding> =
-        all.into_iter().filter(|f| wanted(f.diagnostic.code.id) && !silenced(f)).collect();
+    let mut findings: Vec<Finding> = all.into_iter().filter(|f| wanted(f.diagnostic.code.id) && !silenced(f)).collect();
     let suppressed = before - findings.len();
     sort(&mut findings);
     Report { findings, suppressed }

@@ -83,6 +83,34 @@ impl Error {
     pub fn input(&self) -> Option<&str> {
         self.input.as_deref()
     }
+
+    /// The stable diagnostic code of the error's kind (`PR001`...; see [`codes`](crate::codes)).
+    pub fn code(&self) -> prompty_syntax::Code {
+        use crate::codes;
+        match self.kind {
+            ErrorKind::MissingInputs => codes::MISSING_INPUTS,
+            ErrorKind::UnknownEngine => codes::UNKNOWN_ENGINE,
+            ErrorKind::TemplateSyntax => codes::TEMPLATE_SYNTAX,
+            ErrorKind::TemplateRender => codes::TEMPLATE_RENDER,
+            ErrorKind::Injection => codes::INJECTION,
+            ErrorKind::Limit => codes::LIMIT,
+            ErrorKind::Parse => codes::MESSAGE_SPLIT,
+            ErrorKind::InvalidInput => codes::INVALID_INPUT,
+            ErrorKind::Unsupported => codes::UNSUPPORTED,
+        }
+    }
+
+    /// The error as an error-level diagnostic at its [`span`](Error::span), or at the start
+    /// of the file (an empty span) when it has none.
+    pub fn to_diagnostic(&self) -> prompty_syntax::Diagnostic {
+        prompty_syntax::Diagnostic::error(self.code(), self.span.clone().unwrap_or(0..0), self.message.clone())
+    }
+}
+
+impl From<&Error> for prompty_syntax::Diagnostic {
+    fn from(e: &Error) -> Self {
+        e.to_diagnostic()
+    }
 }
 
 impl fmt::Display for Error {
@@ -100,5 +128,35 @@ impl From<prompty_syntax::Error> for Error {
             _ => ErrorKind::InvalidInput,
         };
         Error::new(kind, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind has its own code, listed in `codes::ALL` with its severity.
+    #[test]
+    fn every_kind_has_a_listed_code() {
+        let kinds = [
+            ErrorKind::MissingInputs,
+            ErrorKind::UnknownEngine,
+            ErrorKind::TemplateSyntax,
+            ErrorKind::TemplateRender,
+            ErrorKind::Injection,
+            ErrorKind::Limit,
+            ErrorKind::Parse,
+            ErrorKind::InvalidInput,
+            ErrorKind::Unsupported,
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for kind in kinds {
+            let e = Error::new(kind, "m").with_span(3..5);
+            let d = e.to_diagnostic();
+            assert!(crate::codes::ALL.iter().any(|c| c.code == d.code && c.severity == d.severity), "{kind:?}");
+            assert!(seen.insert(d.code.id), "{kind:?} shares {}", d.code.id);
+            assert_eq!((d.span, d.message.as_str()), (3..5, "m"));
+        }
+        assert_eq!(seen.len(), crate::codes::ALL.len());
     }
 }

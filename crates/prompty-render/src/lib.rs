@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod codes;
 mod context;
 mod engine;
 mod error;

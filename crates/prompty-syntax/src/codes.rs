@@ -1,6 +1,6 @@
 //! The loader's diagnostic codes. Codes are stable: never renumber, only add.
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, CodeInfo};
 
 macro_rules! codes {
     ($($ident:ident = $id:literal, $name:literal, $doc:literal;)*) => {
@@ -47,4 +47,9 @@ codes! {
 pub fn default_severity(code: Code) -> crate::Severity {
     let warnings = [EMPTY_FILE, UNKNOWN_KEY, UNKNOWN_REFERENCE, BAD_ENV_NAME, NUMBER_KIND, LEGACY_KEY, MIXED_VERSIONS];
     if warnings.contains(&code) { crate::Severity::Warning } else { crate::Severity::Error }
+}
+
+/// Every loader code with its severity and summary, in order.
+pub fn infos() -> impl Iterator<Item = CodeInfo> {
+    ALL.iter().map(|&(code, summary)| CodeInfo { code, severity: default_severity(code), summary })
 }

@@ -52,6 +52,43 @@ impl Serialize for Code {
     }
 }
 
+/// A code as the reference documents it: its severity when it is reported and a one-line
+/// summary. Each crate that reports diagnostics lists its codes as `codes::ALL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CodeInfo {
+    /// The code.
+    pub code: Code,
+    /// The severity it is reported with.
+    pub severity: Severity,
+    /// What it means, in one sentence.
+    pub summary: &'static str,
+}
+
+/// Defines a crate's diagnostic codes: one `Code` constant each (documented by its summary)
+/// and `ALL`, every code with its severity and summary, in order.
+///
+/// ```
+/// mod codes {
+///     prompty_syntax::define_codes! {
+///         MISSING = "PX001", "missing-thing", Error, "The thing is missing.";
+///     }
+/// }
+/// assert_eq!(codes::MISSING.id, "PX001");
+/// assert_eq!(codes::ALL[0].severity, prompty_syntax::Severity::Error);
+/// ```
+#[macro_export]
+macro_rules! define_codes {
+    ($($ident:ident = $id:literal, $name:literal, $severity:ident, $doc:literal;)*) => {
+        $(#[doc = $doc] pub const $ident: $crate::Code = $crate::Code { id: $id, name: $name };)*
+        /// Every code of this crate with its severity and summary, in order.
+        pub const ALL: &[$crate::CodeInfo] = &[$($crate::CodeInfo {
+            code: $ident,
+            severity: $crate::Severity::$severity,
+            summary: $doc,
+        }),*];
+    };
+}
+
 /// One finding about a file, located by a byte span into the file's original text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnostic {

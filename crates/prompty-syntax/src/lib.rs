@@ -34,7 +34,7 @@ pub mod yaml;
 
 use std::path::PathBuf;
 
-pub use diagnostic::{Code, Diagnostic, LineIndex, Severity};
+pub use diagnostic::{Code, CodeInfo, Diagnostic, LineIndex, Severity};
 pub use format::TemplateFormat;
 pub use host::{Host, HostError, MapHost, normalize};
 pub use lower::{FORMATS, OPTION_KEYS, PARSERS, V1_PARAMETER_NAMES, detect_profile};

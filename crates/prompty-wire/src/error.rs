@@ -231,6 +231,40 @@ pub enum Error {
 }
 
 impl Error {
+    /// The stable diagnostic code (`PW0xx`; see [`codes`](crate::codes)).
+    pub fn code(&self) -> prompty_syntax::Code {
+        use crate::codes;
+        match self {
+            Self::UnknownProvider { .. } => codes::UNKNOWN_PROVIDER,
+            Self::UnknownApi { .. } => codes::UNKNOWN_API,
+            Self::UnsupportedApi { .. } => codes::UNSUPPORTED_API,
+            Self::MissingModel { .. } => codes::MISSING_MODEL,
+            Self::MissingDeployment { .. } => codes::MISSING_DEPLOYMENT,
+            Self::PromptflowTarget { .. } => codes::PROMPTFLOW_TARGET,
+            Self::PromptflowApi { .. } => codes::PROMPTFLOW_API,
+            Self::UnsupportedTool { .. } => codes::UNSUPPORTED_TOOL,
+            Self::SchemaKind { .. } => codes::SCHEMA_KIND,
+            Self::EmptyUnion { .. } => codes::EMPTY_UNION,
+            Self::AmbiguousUnion { .. } => codes::AMBIGUOUS_UNION,
+            Self::StrictArrayItems { .. } => codes::STRICT_ARRAY_ITEMS,
+            Self::UnsupportedPart { .. } => codes::UNSUPPORTED_PART,
+            Self::MissingMediaType { .. } => codes::MISSING_MEDIA_TYPE,
+            Self::UnsupportedRole { .. } => codes::UNSUPPORTED_ROLE,
+            Self::BadMetadata { .. } => codes::BAD_METADATA,
+            Self::NothingToEmbed { .. } => codes::NOTHING_TO_EMBED,
+            Self::BadResponse { .. } => codes::BAD_RESPONSE,
+            Self::ProviderError { .. } => codes::PROVIDER_ERROR,
+            Self::InvalidJson { .. } => codes::INVALID_JSON,
+            Self::MissingOutputKey { .. } => codes::MISSING_OUTPUT_KEY,
+        }
+    }
+
+    /// The error as an error-level diagnostic. Wire errors are about the prompt as a whole
+    /// (or the response), not a place in the file: the span is empty, at the start.
+    pub fn to_diagnostic(&self) -> prompty_syntax::Diagnostic {
+        prompty_syntax::Diagnostic::error(self.code(), 0..0, self.to_string())
+    }
+
     /// The error with every value `${env:}` supplied shown as its reference.
     pub(crate) fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
         for s in self.strings_mut() {
@@ -264,5 +298,60 @@ impl Error {
             | Self::PromptflowTarget { .. }
             | Self::NothingToEmbed { .. } => Vec::new(),
         }
+    }
+}
+
+impl From<&Error> for prompty_syntax::Diagnostic {
+    fn from(e: &Error) -> Self {
+        e.to_diagnostic()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One value of every variant.
+    fn every_error() -> Vec<Error> {
+        let (provider, api) = (Provider::OpenAi, Api::Chat);
+        let s = || "x".to_owned();
+        vec![
+            Error::UnknownProvider { provider: s() },
+            Error::UnknownApi { api: s() },
+            Error::UnsupportedApi { provider, api },
+            Error::MissingModel { provider, api },
+            Error::MissingDeployment { provider },
+            Error::PromptflowTarget { provider, api },
+            Error::PromptflowApi { api: s(), provider },
+            Error::UnsupportedTool { tool: s(), kind: s(), provider, api },
+            Error::SchemaKind { path: s(), kind: PropertyKind::String, provider },
+            Error::EmptyUnion { path: s(), provider },
+            Error::AmbiguousUnion { path: s(), provider },
+            Error::StrictArrayItems { path: s(), provider },
+            Error::UnsupportedPart { message: 0, role: s(), part: "image", provider, api, hint: "h" },
+            Error::MissingMediaType { message: 0, role: s(), part: "image", provider },
+            Error::UnsupportedRole { message: 0, role: s(), provider, api },
+            Error::BadMetadata { message: 0, role: s(), key: "k", problem: s(), provider, api },
+            Error::NothingToEmbed { provider },
+            Error::BadResponse { provider, api, problem: s() },
+            Error::ProviderError { provider, message: s() },
+            Error::InvalidJson { provider, problem: s() },
+            Error::MissingOutputKey { provider, key: s() },
+        ]
+    }
+
+    /// Every variant has its own error-level code, listed in `codes::ALL`, and its
+    /// diagnostic carries the message as Display shows it.
+    #[test]
+    fn every_error_has_a_listed_code() {
+        let mut seen = std::collections::HashSet::new();
+        for e in every_error() {
+            let d = e.to_diagnostic();
+            assert!(crate::codes::ALL.iter().any(|c| c.code == d.code && c.severity == d.severity), "{e:?}");
+            assert!(seen.insert(d.code.id), "{e:?} shares {}", d.code.id);
+            assert_eq!(d.message, e.to_string());
+        }
+        let listed = crate::codes::ALL.iter().filter(|c| c.severity == prompty_syntax::Severity::Error).count();
+        assert_eq!(seen.len(), listed);
     }
 }

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod anthropic;
+pub mod codes;
 mod common;
 mod error;
 mod media;

@@ -172,6 +172,36 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// The stable diagnostic code (`PW1xx`; see [`codes`](crate::codes)).
+    pub fn code(&self) -> prompty_syntax::Code {
+        use crate::codes;
+        match self {
+            Self::UnsupportedOption { .. } => codes::UNSUPPORTED_OPTION,
+            Self::ShadowedParameter { .. } => codes::SHADOWED_PARAMETER,
+            Self::DroppedParameter { .. } => codes::DROPPED_PARAMETER,
+            Self::JsonAsTool { .. } => codes::JSON_AS_TOOL,
+            Self::ForeignModel { .. } => codes::FOREIGN_MODEL,
+            Self::DroppedMetadata { .. } => codes::DROPPED_METADATA,
+            Self::IgnoredTools { .. } => codes::IGNORED_TOOLS,
+            Self::IgnoredOutputs { .. } => codes::IGNORED_OUTPUTS,
+            Self::UnenforcedJson { .. } => codes::UNENFORCED_JSON,
+            Self::IgnoredPart { .. } => codes::IGNORED_PART,
+            Self::EmptyStrictObject { .. } => codes::EMPTY_STRICT_OBJECT,
+            Self::OneOfAsAnyOf { .. } => codes::ONE_OF_AS_ANY_OF,
+            Self::UnknownBinding { .. } => codes::UNKNOWN_BINDING,
+            Self::ParallelToolCallsWithoutTools { .. } => codes::PARALLEL_WITHOUT_TOOLS,
+            Self::MovedSystemMessage { .. } => codes::MOVED_SYSTEM_MESSAGE,
+            Self::DroppedEmptyMessage { .. } => codes::DROPPED_EMPTY_MESSAGE,
+            Self::EmptyImagePrompt { .. } => codes::EMPTY_IMAGE_PROMPT,
+        }
+    }
+
+    /// The warning as a warning-level diagnostic about the prompt as a whole (an empty span
+    /// at the start of the file).
+    pub fn to_diagnostic(&self) -> prompty_syntax::Diagnostic {
+        prompty_syntax::Diagnostic::warning(self.code(), 0..0, self.to_string())
+    }
+
     /// The warning with every value `${env:}` supplied shown as its reference.
     pub(crate) fn redacted(mut self, secrets: &prompty_syntax::Secrets) -> Self {
         let strings: Vec<&mut String> = match &mut self {
@@ -295,5 +325,57 @@ impl fmt::Display for Warning {
                 write!(f, "the {provider} image prompt is empty: no user message has text; add a `user:` message")
             }
         }
+    }
+}
+
+impl From<&Warning> for prompty_syntax::Diagnostic {
+    fn from(w: &Warning) -> Self {
+        w.to_diagnostic()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant has its own warning-level code, listed in `codes::ALL`.
+    #[test]
+    fn every_warning_has_a_listed_code() {
+        let (provider, api) = (Provider::OpenAi, Api::Chat);
+        let s = || "x".to_owned();
+        let all = [
+            Warning::UnsupportedOption { option: "topK", provider, api },
+            Warning::ShadowedParameter { source: ParamSource::Parameters, key: s(), field: s(), provider, api },
+            Warning::DroppedParameter {
+                source: ParamSource::AdditionalProperties,
+                key: s(),
+                reason: s(),
+                provider,
+                api,
+            },
+            Warning::JsonAsTool { what: s(), tool: "t", provider },
+            Warning::ForeignModel { model: s(), family: "OpenAI", provider },
+            Warning::DroppedMetadata { message: 0, role: s(), key: s(), provider, api },
+            Warning::IgnoredTools { provider, api },
+            Warning::IgnoredOutputs { provider, api },
+            Warning::UnenforcedJson { what: s(), reason: "r", provider },
+            Warning::IgnoredPart { message: 0, part: "image", provider, api },
+            Warning::EmptyStrictObject { path: s(), provider },
+            Warning::OneOfAsAnyOf { path: s(), provider },
+            Warning::UnknownBinding { tool: s(), param: s(), provider },
+            Warning::ParallelToolCallsWithoutTools { provider, api },
+            Warning::MovedSystemMessage { message: 0, role: s(), field: "system", provider, api },
+            Warning::DroppedEmptyMessage { message: 0, role: s(), provider },
+            Warning::EmptyImagePrompt { provider },
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for w in all {
+            let d = w.to_diagnostic();
+            assert!(crate::codes::ALL.iter().any(|c| c.code == d.code && c.severity == d.severity), "{w:?}");
+            assert!(seen.insert(d.code.id), "{w:?} shares {}", d.code.id);
+            assert_eq!(d.message, w.to_string());
+        }
+        let listed = crate::codes::ALL.iter().filter(|c| c.severity == prompty_syntax::Severity::Warning).count();
+        assert_eq!(seen.len(), listed);
     }
 }

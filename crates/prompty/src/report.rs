@@ -65,8 +65,10 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Draws a diagnostic that points at no file: its severity, code, message and help.
-pub(crate) fn draw_unlocated(diagnostic: &Diagnostic, style: &Style) -> String {
+/// Draws a diagnostic that points at no place in a file (a request that cannot be compiled
+/// for a provider, a judge answer that cannot be scored): its severity, code, message and
+/// help, without source lines.
+pub fn draw_unlocated(diagnostic: &Diagnostic, style: &Style) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
     render(handler, &Drawn { diagnostic, source: None, label: 0..0 })
