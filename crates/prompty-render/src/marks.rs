@@ -125,8 +125,8 @@ pub(crate) fn compile_marked(
             engine.splice_marks(&places);
             Ok(Marked { body: body.to_owned(), engine, marks: places.len(), lines })
         }
-        // An unknown format: compiling reports it.
-        None => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
+        // An unknown format, or an engine left out of the build: compiling reports it.
+        _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
     }
 }
 
