@@ -327,6 +327,22 @@ fn input_cases_are_checked_beside_their_prompt() {
     assert!(run.stdout.contains("s.cases.yaml:1:1: error: case `short` lacks the required input `text` [PL027]"));
     assert!(run.stdout.contains("s.cases.yaml:2:3: warning: case `short` gives `txt`"), "{}", run.stdout);
     assert!(run.stdout.contains("did you mean") || run.stdout.contains("`txt`"));
+    // A value of another kind than the input declares.
+    tmp.write(
+        "k.prompty",
+        "---\nname: k\ninputs:\n  n: {kind: integer}\n  tags: {kind: array}\n  any: {kind: union}\n---\nuser:\n{{n}} {{tags}} {{any}}\n",
+    );
+    tmp.write("k.cases.yaml", "ok:\n  n: 3\n  tags: [a]\n  any: {x: 1}\nbad:\n  n: three\n  tags: a\n");
+    let kinds = prompty(&tmp.0, &["check", "--format", "concise", "k.prompty"]);
+    assert!(
+        kinds
+            .stdout
+            .contains("k.cases.yaml:6:6: warning: case `bad` gives `n` a string, but its kind is `integer` [PL027]"),
+        "{}",
+        kinds.stdout
+    );
+    assert!(kinds.stdout.contains("case `bad` gives `tags` a string, but its kind is `array`"), "{}", kinds.stdout);
+    assert_eq!(kinds.stdout.matches("[PL027]").count(), 2, "the `ok` case and the union input pass: {}", kinds.stdout);
     // Ignored like any code; a folder with the name is not a cases file.
     let quiet = prompty(&tmp.0, &["check", "--ignore", "PL027", "s.prompty"]);
     assert_eq!(quiet.code, Some(0), "{}", quiet.stdout);

@@ -492,6 +492,13 @@ fn render_preview() {
     );
     let message = e.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
     assert!(message.starts_with("5:"), "{e}");
+    // Connection variables unset where the editor runs: the preview still renders, and the
+    // reference stays as written (nothing is read from the environment).
+    let unset = "---\nname: p\nmodel:\n  id: gpt-4o\n  connection:\n    kind: key\n    endpoint: ${env:PROMPTY_PREVIEW_UNSET_ENDPOINT}\n    key: ${env:PROMPTY_PREVIEW_UNSET_KEY}\n---\nuser:\nhi\n";
+    c.open("file:///w/env.prompty", unset);
+    let r = c
+        .call("workspace/executeCommand", json!({"command": "prompty.render", "arguments": ["file:///w/env.prompty"]}));
+    assert_eq!(r.pointer("/messages/0/content/0/value"), Some(&json!("hi")), "{r}");
     let e = c.request("workspace/executeCommand", json!({"command": "prompty.nothing", "arguments": []}));
     assert_eq!(e.pointer("/error/code"), Some(&json!(-32602)), "{e}");
     c.shutdown();

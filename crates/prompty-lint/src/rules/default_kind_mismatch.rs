@@ -55,7 +55,9 @@ fn kind_of(node: &Node) -> Option<&'static str> {
     })
 }
 
-fn fits(kind: &str, value: &NodeValue) -> bool {
+/// Whether `value` is a value of `kind` (null fits every kind). Also used for the values of
+/// input cases ([`invalid_input_case`](super::invalid_input_case)).
+pub(crate) fn fits(kind: &str, value: &NodeValue) -> bool {
     match (kind, value) {
         (_, NodeValue::Null) => true,
         ("string", NodeValue::String(_)) => true,

@@ -9,8 +9,8 @@ declare_rule! {
     /// Checks a prompt's input cases (the sidecar `<name>.cases.yaml` that `prompty
     /// snapshot` renders) against the prompt's inputs: each case must be a mapping of input
     /// names to values, name only declared inputs (with the closest declared name for a
-    /// typo), and give every required input that has no default. Findings point into the
-    /// cases file.
+    /// typo), give each input a value of its declared kind, and give every required input
+    /// that has no default. Findings point into the cases file.
     ///
     /// ## Why is this bad?
     /// A case that misspells an input renders without it and the snapshot records the
@@ -97,9 +97,17 @@ pub(crate) fn check_cases(text: &str, prompt: &Prompt) -> Vec<Finding> {
         if !checks_names {
             continue;
         }
-        for (key, _) in inputs {
+        for (key, value) in inputs {
             let input = key.key_string();
-            if declared.contains(&input.as_str()) {
+            if let Some(p) = prompt.inputs.iter().flatten().find(|p| p.name == input) {
+                let kind = p.kind.as_str();
+                if kind != "union" && !super::default_kind_mismatch::fits(kind, &value.value) {
+                    out.push(finding(
+                        value.span.clone(),
+                        format!("case `{case_name}` gives `{input}` {}, but its kind is `{kind}`", value.type_name()),
+                        format!("write a value of kind `{kind}`"),
+                    ));
+                }
                 continue;
             }
             let help = match prompty_syntax::did_you_mean(&input, &declared) {
