@@ -73,15 +73,7 @@ impl Transport {
                 Ok(Reply::Malformed(problem)) => (problem, true, None),
                 Err(problem) => (problem, true, None),
             };
-            let problem = endpoint.redact(&problem);
-            match retry::decide(&self.policy, attempt, &problem, retryable, after, jitter()) {
-                Decision::Retry(wait) => {
-                    self.counters.retried.fetch_add(1, Ordering::Relaxed);
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                }
-                Decision::GiveUp(reason) => return Err(SendError(reason)),
-            }
+            self.back_off(endpoint, &mut attempt, &problem, retryable, after).await?;
         }
     }
 
@@ -136,15 +128,29 @@ impl Transport {
                 }
                 Err(problem) => (problem, true, None),
             };
-            let problem = endpoint.redact(&problem);
-            match retry::decide(&self.policy, attempt, &problem, retryable, after, jitter()) {
-                Decision::Retry(wait) => {
-                    self.counters.retried.fetch_add(1, Ordering::Relaxed);
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                }
-                Decision::GiveUp(reason) => return Err(SendError(reason)),
+            self.back_off(endpoint, &mut attempt, &problem, retryable, after).await?;
+        }
+    }
+
+    /// After failed attempt number `attempt`: waits and counts the retry when the policy
+    /// retries, or ends with the reason it gives up (the problem shown without the key).
+    async fn back_off(
+        &self,
+        endpoint: &Endpoint,
+        attempt: &mut u32,
+        problem: &str,
+        retryable: bool,
+        after: Option<Duration>,
+    ) -> Result<(), SendError> {
+        let problem = endpoint.redact(problem);
+        match retry::decide(&self.policy, *attempt, &problem, retryable, after, jitter()) {
+            Decision::Retry(wait) => {
+                self.counters.retried.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(wait).await;
+                *attempt += 1;
+                Ok(())
             }
+            Decision::GiveUp(reason) => Err(SendError(reason)),
         }
     }
 }
