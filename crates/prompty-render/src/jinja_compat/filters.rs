@@ -1334,27 +1334,9 @@ fn json_dump(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) ->
     Ok(())
 }
 
+/// A JSON string literal as Python's `json.dumps` writes it (`ensure_ascii`).
 fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    out.push_str(&prompty_py::builtins::json_dumps_str(s));
 }
 
 /// `pprint.pformat(v)` for values whose repr fits in 80 columns (dicts with sorted keys);
