@@ -40,7 +40,7 @@ pub(crate) struct Context<'a> {
     pub(crate) prompt: &'a Prompt,
     pub(crate) profile: Profile,
     /// The front matter as written (references unresolved), spans into the file.
-    pub(crate) front: Option<Node>,
+    pub(crate) front: Option<&'a Node>,
     pub(crate) body: Body,
     pub(crate) engine: Engine,
     pub(crate) template: Template,
@@ -60,10 +60,7 @@ impl<'a> Context<'a> {
     pub(crate) fn new(text: &'a str, loaded: &'a Loaded) -> Option<Self> {
         let prompt = loaded.prompt.as_ref()?;
         let profile = prompt.profile;
-        let front = prompty_syntax::split::split(text)
-            .ok()
-            .and_then(|parts| parts.front_matter)
-            .and_then(|fm| prompty_syntax::yaml::parse(text, fm.span.start, fm.text).ok());
+        let front = loaded.document.as_ref().and_then(|d| d.tree.as_ref());
         let original = text.get(prompt.body_span.clone()).unwrap_or("");
         let body = Body::new(original, prompt.body_span.start, prompt.instructions.clone().unwrap_or_default());
         let engine = Engine::of(&prompt.template.format.kind);
@@ -174,7 +171,7 @@ impl<'a> Context<'a> {
 
     /// The YAML node at a path of mapping keys.
     pub(crate) fn node(&self, path: &[&str]) -> Option<&Node> {
-        let mut node = self.front.as_ref()?;
+        let mut node = self.front?;
         for key in path {
             node = node.get(key)?;
         }

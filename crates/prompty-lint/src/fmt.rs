@@ -153,20 +153,19 @@ fn loads_same(a: &Loaded, b: &Loaded) -> Result<(), String> {
     Ok(())
 }
 
-/// The front matter as written, parsed with spans into `text`.
-fn front(text: &str) -> Option<Node> {
-    let fm = prompty_syntax::split::split(text).ok()?.front_matter?;
-    prompty_syntax::yaml::parse(text, fm.span.start, fm.text).ok()
+/// The front matter as written, with spans into the loaded text.
+fn front(loaded: &Loaded) -> Option<&Node> {
+    loaded.document.as_ref()?.tree.as_ref()
 }
 
-fn top_level_edits(text: &str, _: &Loaded) -> Vec<Fix> {
-    let Some(root) = front(text) else { return Vec::new() };
+fn top_level_edits(text: &str, loaded: &Loaded) -> Vec<Fix> {
+    let Some(root) = front(loaded) else { return Vec::new() };
     let Some(entries) = root.as_map() else { return Vec::new() };
     reorder(text, entries, TOP_LEVEL_ORDER).into_iter().collect()
 }
 
-fn nested_edits(text: &str, _: &Loaded) -> Vec<Fix> {
-    let Some(root) = front(text) else { return Vec::new() };
+fn nested_edits(text: &str, loaded: &Loaded) -> Vec<Fix> {
+    let Some(root) = front(loaded) else { return Vec::new() };
     let mut out = Vec::new();
     if let Some(entries) = root.get("model").and_then(Node::as_map) {
         out.extend(reorder(text, entries, MODEL_ORDER));

@@ -190,7 +190,7 @@ pub struct Report {
 pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
     let mut all: Vec<Finding> = loader_fixes::with_fixes(text, loaded);
     all.extend(lint(text, loaded));
-    let suppressions = suppress::Suppressions::parse(text).index();
+    let suppressions = suppress::Suppressions::parse(text, loaded.document.as_ref()).index();
     // A finding about a suppression comment is never silenced by one.
     let silenced = |f: &Finding| f.diagnostic.code != rules::InvalidSuppression::META.code && suppressions.covers(f);
     let before = all.len();

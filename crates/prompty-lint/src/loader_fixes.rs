@@ -12,12 +12,9 @@ use crate::Finding;
 
 /// The loader's diagnostics as findings, with fixes where they are mechanical.
 pub(crate) fn with_fixes(text: &str, loaded: &Loaded) -> Vec<Finding> {
-    let options = prompty_syntax::split::split(text)
-        .ok()
-        .and_then(|parts| parts.front_matter)
-        .and_then(|fm| prompty_syntax::yaml::parse(text, fm.span.start, fm.text).ok())
-        .and_then(|root| root.get("model").and_then(|m| m.get("options")).cloned());
-    let entries = options.as_ref().and_then(|o| o.as_map()).unwrap_or_default();
+    let options =
+        loaded.document.as_ref().and_then(|d| d.tree.as_ref()).and_then(|root| root.get("model")?.get("options"));
+    let entries = options.and_then(|o| o.as_map()).unwrap_or_default();
     // The option keys by span and by name, looked up once per diagnostic.
     let by_span: HashMap<(usize, usize), &Node> =
         entries.iter().map(|(k, _)| ((k.span.start, k.span.end), k)).collect();

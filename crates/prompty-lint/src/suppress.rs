@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
 use crate::{Finding, all_codes};
+use prompty_syntax::Document;
 
 /// What one directive silences: `None` is everything.
 #[derive(Debug, Clone)]
@@ -50,12 +51,14 @@ pub(crate) struct Problem {
 }
 
 impl Suppressions {
-    pub(crate) fn parse(text: &str) -> Self {
+    /// The directives of `text`, whose pieces the loader found (`None` when it could not
+    /// split the file: then there are none).
+    pub(crate) fn parse(text: &str, document: Option<&Document>) -> Self {
         let mut s = Suppressions::default();
-        let Ok(parts) = prompty_syntax::split::split(text) else { return s };
-        if let Some(fm) = &parts.front_matter {
-            let mut pos = fm.span.start;
-            for line in fm.text.split_inclusive('\n') {
+        let Some(document) = document else { return s };
+        if let Some(fm) = &document.front_matter {
+            let mut pos = fm.start;
+            for line in text.get(fm.clone()).unwrap_or("").split_inclusive('\n') {
                 if let Some(at) = yaml_comment_directive(line)
                     && let Some(d) = s.directive(text, pos + at)
                 {
@@ -64,7 +67,7 @@ impl Suppressions {
                 pos += line.len();
             }
         }
-        let body = parts.body.span.clone();
+        let body = document.body.clone();
         for (open, close) in [("{#", "#}"), ("{{!", "}}")] {
             let mut from = body.start;
             while let Some(start) = text.get(from..body.end).and_then(|t| t.find(open)).map(|i| from + i) {
@@ -238,6 +241,11 @@ mod tests {
     use super::*;
     use prompty_syntax::{Diagnostic, Severity, codes};
 
+    fn parse(text: &str) -> Suppressions {
+        let loaded = prompty_syntax::load_str(text, &prompty_syntax::MapHost::new(), &Default::default());
+        Suppressions::parse(text, loaded.document.as_ref())
+    }
+
     fn finding(code: prompty_syntax::Code, at: usize) -> Finding {
         Finding::new(Diagnostic::new(code, Severity::Warning, at..at, "x"))
     }
@@ -246,7 +254,7 @@ mod tests {
     fn file_and_line_directives() {
         let text =
             "---\nname: x # prompty: ignore[P030, unused-input]\n---\n{# prompty: ignore[PL001] #}\n{{a}}\n{{b}}";
-        let s = Suppressions::parse(text);
+        let s = parse(text);
         assert!(s.problems.is_empty(), "{:?}", s.problems);
         let s = s.index();
         assert!(s.covers(&finding(codes::LEGACY_KEY, 0)));
@@ -262,7 +270,7 @@ mod tests {
         let text = "---\nname: x # prompty: ignore[P030]\nmodel: y # prompty: ignore[unused-input, PL003]\n---\n\
             {# prompty: ignore[PL001] #}\n{{a}} {{b}}\n{# prompty: ignore[PL005] #}{# prompty: ignore #}\n\
             {{c}}\n{{! prompty: ignore[PL001, undeclared-variable] }}\r\n{{d}}\r\n{{e}}\n{# prompty: ignore[PL004] #}";
-        let s = Suppressions::parse(text);
+        let s = parse(text);
         let table = s.index();
         let codes: Vec<prompty_syntax::Code> = crate::all_codes()
             .filter(|c| ["P030", "PL001", "PL002", "PL003", "PL004", "PL005", "PL010"].contains(&c.id))
@@ -280,7 +288,7 @@ mod tests {
 
     #[test]
     fn bad_codes_are_problems() {
-        let s = Suppressions::parse("---\n# prompty: ignore[PL01]\n---\n{# prompty: ignor #}\nx");
+        let s = parse("---\n# prompty: ignore[PL01]\n---\n{# prompty: ignor #}\nx");
         let messages: Vec<String> = s.problems().into_iter().map(|p| p.message).collect();
         assert_eq!(messages, ["`PL01` is not a known code", "unknown directive `prompty: ignor`"]);
     }

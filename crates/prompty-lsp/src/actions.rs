@@ -102,7 +102,7 @@ pub fn declare_input(a: &Analysis, workspace: &Workspace, name: &str) -> Option<
     let text: &str = &s.text;
     let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let kind_key = if s.profile() == Profile::Promptflow { "type" } else { "kind" };
-    let edit = match (&s.front_span, &s.front) {
+    let edit = match (&s.front_span, s.front()) {
         (None, _) => (0..0, format!("---{nl}inputs:{nl}  {name}:{nl}    {kind_key}: string{nl}---{nl}")),
         (Some(span), Some(front)) => match front.key_node("inputs").zip(front.get("inputs")) {
             None => {

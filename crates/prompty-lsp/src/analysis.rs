@@ -70,8 +70,6 @@ pub struct Snapshot {
     pub index: LineIndex,
     /// What the loader made of the text.
     pub loaded: Loaded,
-    /// The front matter as written (references unresolved), with spans into the text.
-    pub front: Option<Node>,
     /// The front matter's byte span (between the fences), when the file has one.
     pub front_span: Option<Range<usize>>,
     /// The body's byte span.
@@ -83,18 +81,10 @@ impl Snapshot {
     pub fn new(workspace: &Workspace, text: Arc<str>, path: Option<PathBuf>) -> Self {
         let loaded = workspace.load(&text, path.as_deref());
         let index = LineIndex::new(&text);
-        let parts = prompty_syntax::split::split(&text).ok();
-        let front_span = parts.as_ref().and_then(|p| p.front_matter.as_ref()).map(|fm| fm.span.clone());
-        let front = parts
-            .as_ref()
-            .and_then(|p| p.front_matter.as_ref())
-            .and_then(|fm| prompty_syntax::yaml::parse(&text, fm.span.start, fm.text).ok());
-        let body_span = match (&loaded.prompt, &parts) {
-            (Some(p), _) => p.body_span.clone(),
-            (None, Some(parts)) => parts.body.span.clone(),
-            (None, None) => text.len()..text.len(),
-        };
-        Self { text, path, index, loaded, front, front_span, body_span }
+        let document = loaded.document.as_ref();
+        let front_span = document.and_then(|d| d.front_matter.clone());
+        let body_span = document.map_or(text.len()..text.len(), |d| d.body.clone());
+        Self { text, path, index, loaded, front_span, body_span }
     }
 
     /// The loaded prompt, when the file loads as one.
@@ -105,6 +95,11 @@ impl Snapshot {
     /// The profile the file renders in (`spec` when it does not load).
     pub fn profile(&self) -> Profile {
         self.prompt().map_or(Profile::Spec, |p| p.profile)
+    }
+
+    /// The front matter as written (references unresolved), with spans into the text.
+    pub fn front(&self) -> Option<&Node> {
+        self.loaded.document.as_ref()?.tree.as_ref()
     }
 
     /// Whether `offset` is inside the front matter (fences excluded).
@@ -119,13 +114,13 @@ impl Snapshot {
 
     /// The input declarations as written: name, the span of the name, the property node.
     pub fn input_nodes(&self) -> Vec<(String, Range<usize>, &Node)> {
-        let Some(inputs) = self.front.as_ref().and_then(|f| f.get("inputs")) else { return Vec::new() };
+        let Some(inputs) = self.front().and_then(|f| f.get("inputs")) else { return Vec::new() };
         declarations(inputs)
     }
 
     /// The v1 `sample` keys as written.
     pub fn sample_nodes(&self) -> Vec<(String, Range<usize>)> {
-        let Some(sample) = self.front.as_ref().and_then(|f| f.get("sample")).and_then(Node::as_map) else {
+        let Some(sample) = self.front().and_then(|f| f.get("sample")).and_then(Node::as_map) else {
             return Vec::new();
         };
         sample.iter().map(|(k, _)| (k.key_string(), k.span.clone())).collect()

@@ -42,7 +42,7 @@ pub fn definition(s: &Snapshot, host: &dyn Host, offset: usize) -> Option<Target
 
 /// `${file:path}` under the cursor: the file, relative to the document's folder.
 fn file_reference(s: &Snapshot, host: &dyn Host, offset: usize) -> Option<Target> {
-    let front = s.front.as_ref()?;
+    let front = s.front()?;
     let mut path: Vec<Step> = Vec::new();
     let (node, is_key) = cursor::node_at(front, offset, &mut path)?;
     if is_key {

@@ -141,7 +141,7 @@ fn role(s: &Snapshot, offset: usize) -> Option<HoverText> {
 
 /// A key or value in the front matter.
 fn front_matter(s: &Snapshot, offset: usize) -> Option<HoverText> {
-    let front = s.front.as_ref()?;
+    let front = s.front()?;
     let mut path = Vec::new();
     let (node, is_key) = cursor::node_at(front, offset, &mut path)?;
     let range = node.span.clone();

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use prompty_host::StdHost;
 use prompty_syntax::{
-    Diagnostic, FrontMatter, Host, HostError, LineIndex, LoadOptions, Loaded, Prompt, load_parsed, parse_front_matter,
+    Diagnostic, FrontMatter, Host, HostError, LineIndex, LoadOptions, Prompt, load_str, parse_front_matter,
 };
 
 /// The code of the rule whose findings are compile errors whatever their severity: a
@@ -94,14 +94,10 @@ pub(crate) fn check(rel: &str) -> Result<Checked, Vec<String>> {
         }
         message
     };
-    let (front, mut diagnostics) = parse_front_matter(&text, &host, &options);
-    let Some(front) = front else {
-        return Err(diagnostics.iter().filter(|d| d.is_error()).map(|d| located(d, "error")).collect());
-    };
-    let rest = load_parsed(&text, front.clone());
-    diagnostics.extend(rest.diagnostics);
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    let loaded = Loaded { prompt: rest.prompt, diagnostics };
+    let loaded = load_str(&text, &host, &options);
+    if loaded.document.is_none() || loaded.prompt.is_none() {
+        return Err(loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| located(d, "error")).collect());
+    }
     let selection =
         prompty_config::Configs::default().selection(&path, None, &host).map_err(|e| vec![format!("{rel}: {e}")])?;
     let report = prompty_lint::check(&text, &loaded, &selection);
@@ -119,8 +115,8 @@ pub(crate) fn check(rel: &str) -> Result<Checked, Vec<String>> {
         return Err(vec![format!("{rel}: cannot be loaded as a prompt")]);
     };
     let source: std::sync::Arc<str> = std::sync::Arc::from(text.as_str());
-    let options = prompty_render::RenderOptions { source: Some(source), ..Default::default() };
-    if let Err(e) = prompty_render::Renderer::with_options(prompt.clone(), options) {
+    let render_options = prompty_render::RenderOptions { source: Some(source), ..Default::default() };
+    if let Err(e) = prompty_render::Renderer::with_options(prompt.clone(), render_options) {
         let at = e.span().map_or(0..0, |s| s);
         let d = Diagnostic::error(prompty_syntax::Code { id: "template", name: "template" }, at, e.message());
         let message = match e.span() {
@@ -129,7 +125,15 @@ pub(crate) fn check(rel: &str) -> Result<Checked, Vec<String>> {
         };
         return Err(vec![message]);
     }
+    // The resolved front matter the program lowers at run time: the tree `load_str` built
+    // the prompt from, which it does not keep.
+    let (Some(front), _) = parse_front_matter(&text, &host, &options) else {
+        return Err(vec![format!("{rel}: cannot be loaded as a prompt")]);
+    };
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("prompt").to_owned();
-    let tracked = host.read.into_inner().iter().filter_map(|p| p.to_str().map(str::to_owned)).collect();
+    let mut tracked: Vec<String> =
+        host.read.into_inner().iter().filter_map(|p| p.to_str().map(str::to_owned)).collect();
+    tracked.sort();
+    tracked.dedup();
     Ok(Checked { text, front, prompt, stem, tracked })
 }

@@ -84,6 +84,36 @@ pub struct Loaded {
     pub prompt: Option<Prompt>,
     /// Everything found, in file order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Where the file's pieces are and its front matter as written; `None` when the file
+    /// could not be split (too large, not text, front matter never closed).
+    pub document: Option<Document>,
+}
+
+/// The file as the loader split and parsed it, kept so that tools reading the source (lint,
+/// the formatter, the language server) need not split or parse it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The byte span of the YAML between the fences, when the file has front matter.
+    pub front_matter: Option<std::ops::Range<usize>>,
+    /// The byte span of the opening fence line (without its line ending).
+    pub open_fence: Option<std::ops::Range<usize>>,
+    /// The byte span of the body: everything after the closing fence line.
+    pub body: std::ops::Range<usize>,
+    /// The front matter's YAML as written, spans into the file: `${env:}` and `${file:}`
+    /// references are the strings the file has, not what they resolve to. `None` without
+    /// front matter, when it is not YAML, or after [`load_parsed`] (which reads no YAML).
+    pub tree: Option<yaml::Node>,
+}
+
+impl Document {
+    fn of(split: &split::Split<'_>) -> Self {
+        Self {
+            front_matter: split.front_matter.as_ref().map(|p| p.span.clone()),
+            open_fence: split.open_fence.clone(),
+            body: split.body.span.clone(),
+            tree: None,
+        }
+    }
 }
 
 impl Loaded {
@@ -150,6 +180,7 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
     let fail = |code, msg: String, help: &str| Loaded {
         prompt: None,
         diagnostics: vec![Diagnostic::error(code, 0..0, msg).with_help(help.to_owned())],
+        document: None,
     };
     if bytes.len() > MAX_FILE_BYTES {
         return fail(
@@ -167,6 +198,7 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
                     Diagnostic::error(codes::NOT_TEXT, at..at + 1, "the file contains a NUL byte; it looks binary")
                         .with_help("a .prompty file is UTF-8 text"),
                 ],
+                document: None,
             }
         }
         Ok(text) => load_str(text, host, options),
@@ -182,6 +214,7 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
                     )
                     .with_help("save the file as UTF-8"),
                 ],
+                document: None,
             }
         }
     }
@@ -190,10 +223,11 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
 /// Loads `.prompty` text.
 pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
     let mut diagnostics = Vec::new();
-    let Some((parts, front)) = parse_parts(text, host, options, &mut diagnostics) else {
-        return Loaded { prompt: None, diagnostics };
+    let mut document = None;
+    let Some((parts, front)) = parse_parts(text, host, options, &mut diagnostics, &mut document) else {
+        return Loaded { prompt: None, diagnostics, document };
     };
-    finish(&parts, front, diagnostics)
+    finish(&parts, front, diagnostics, document, true)
 }
 
 /// Front matter read and resolved: what loading takes from a file before it builds the
@@ -222,7 +256,7 @@ pub fn parse_front_matter(
     options: &LoadOptions,
 ) -> (Option<FrontMatter>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    let front = parse_parts(text, host, options, &mut diagnostics).map(|(_, front)| front);
+    let front = parse_parts(text, host, options, &mut diagnostics, &mut None).map(|(_, front)| front);
     if let Some(front) = &front {
         for d in &mut diagnostics {
             front.secrets.redact_diagnostic(d);
@@ -236,17 +270,22 @@ pub fn parse_front_matter(
 /// environment variable. The diagnostics are those of building the prompt only.
 pub fn load_parsed(text: &str, front: FrontMatter) -> Loaded {
     match split::split(text) {
-        Ok(parts) => finish(&parts, front, Vec::new()),
-        Err(d) => Loaded { prompt: None, diagnostics: vec![d] },
+        Ok(parts) => {
+            let document = Document::of(&parts);
+            finish(&parts, front, Vec::new(), Some(document), false)
+        }
+        Err(d) => Loaded { prompt: None, diagnostics: vec![d], document: None },
     }
 }
 
-/// Splits, parses and resolves; `None` when no prompt can be built.
+/// Splits, parses and resolves; `None` when no prompt can be built. `document` is set once
+/// the file splits, and gets the front matter as written once it parses.
 fn parse_parts<'t>(
     text: &'t str,
     host: &dyn Host,
     options: &LoadOptions,
     diagnostics: &mut Vec<Diagnostic>,
+    document: &mut Option<Document>,
 ) -> Option<(split::Split<'t>, FrontMatter)> {
     if text.len() > MAX_FILE_BYTES {
         diagnostics.push(
@@ -272,6 +311,7 @@ fn parse_parts<'t>(
             return None;
         }
     };
+    let doc = document.insert(Document::of(&parts));
     let mut root = match &parts.front_matter {
         Some(fm) => match yaml::parse(text, fm.span.start, fm.text) {
             Ok(node) => node,
@@ -293,12 +333,24 @@ fn parse_parts<'t>(
         profile,
         lint: options.lint,
     };
+    // References are rare: the tree is copied only when resolving changes it; otherwise
+    // `finish` keeps the resolved tree, which is then the tree as written.
+    if parts.front_matter.is_some() && refs::has_reference(&root) {
+        doc.tree = Some(root.clone());
+    }
     let secrets = resolver.resolve(&mut root, diagnostics);
     Some((parts, FrontMatter { root, profile, secrets }))
 }
 
-/// Lowers resolved front matter and the body into the prompt.
-fn finish(parts: &split::Split<'_>, front: FrontMatter, mut diagnostics: Vec<Diagnostic>) -> Loaded {
+/// Lowers resolved front matter and the body into the prompt. With `as_written`, `root`
+/// is the tree as written unless `document` already holds a copy made before resolving.
+fn finish(
+    parts: &split::Split<'_>,
+    front: FrontMatter,
+    mut diagnostics: Vec<Diagnostic>,
+    mut document: Option<Document>,
+    as_written: bool,
+) -> Loaded {
     let FrontMatter { root, profile, secrets } = front;
     let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile, secrets: &secrets, v1_types: Vec::new() };
     let (mut prompt, legacy) = lowerer.prompt(&root);
@@ -317,7 +369,10 @@ fn finish(parts: &split::Split<'_>, front: FrontMatter, mut diagnostics: Vec<Dia
     }
     .filter(|s| !s.is_empty() || parts.front_matter.is_some());
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    Loaded { prompt: Some(prompt), diagnostics }
+    if let Some(doc) = document.as_mut().filter(|d| as_written && d.front_matter.is_some() && d.tree.is_none()) {
+        doc.tree = Some(root);
+    }
+    Loaded { prompt: Some(prompt), diagnostics, document }
 }
 
 /// The folder `${file:}` references of the prompt at `path` resolve from. A bare file name

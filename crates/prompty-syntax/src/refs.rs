@@ -72,6 +72,16 @@ pub fn parse_reference(s: &str) -> Option<Reference<'_>> {
     inner(s).ok().map(|(_, r)| r)
 }
 
+/// Whether any string in `node` is a reference: whether resolving can change the tree.
+pub(crate) fn has_reference(node: &Node) -> bool {
+    match &node.value {
+        NodeValue::Seq(items) => items.iter().any(has_reference),
+        NodeValue::Map(entries) => entries.iter().any(|(_, v)| has_reference(v)),
+        NodeValue::String(s) => parse_reference(s).is_some(),
+        _ => false,
+    }
+}
+
 /// Everything up to the final `}` of the input.
 fn take_till_last_brace(s: &str) -> IResult<&str, &str> {
     match s.rfind('}') {

@@ -29,11 +29,11 @@ fn prompt_files() -> Vec<PathBuf> {
 
 fn two_stage(text: &str, host: &MapHost, options: &LoadOptions) -> Loaded {
     let (front, mut diagnostics) = parse_front_matter(text, host, options);
-    let Some(front) = front else { return Loaded { prompt: None, diagnostics } };
+    let Some(front) = front else { return Loaded { prompt: None, diagnostics, document: None } };
     let rest = load_parsed(text, front);
     diagnostics.extend(rest.diagnostics);
     diagnostics.sort_by_key(|d: &Diagnostic| (d.span.start, d.span.end));
-    Loaded { prompt: rest.prompt, diagnostics }
+    Loaded { prompt: rest.prompt, diagnostics, document: rest.document }
 }
 
 fn assert_same(text: &str, host: &MapHost, options: &LoadOptions, what: &str) {
@@ -41,6 +41,13 @@ fn assert_same(text: &str, host: &MapHost, options: &LoadOptions, what: &str) {
     let two = two_stage(text, host, options);
     assert_eq!(one.prompt, two.prompt, "{what}: prompts differ");
     assert_eq!(one.diagnostics, two.diagnostics, "{what}: diagnostics differ");
+    // The same pieces; only the one-stage load keeps the tree as written.
+    let spans =
+        |l: &Loaded| l.document.as_ref().map(|d| (d.front_matter.clone(), d.open_fence.clone(), d.body.clone()));
+    if two.prompt.is_some() {
+        assert_eq!(spans(&one), spans(&two), "{what}: documents differ");
+        assert_eq!(two.document.and_then(|d| d.tree), None, "{what}: load_parsed reads no YAML");
+    }
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn secret_like(name: &str) -> bool {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let Some(front) = &cx.front else { return };
+    let Some(front) = cx.front else { return };
     let reported: HashSet<(usize, usize)> = cx
         .loaded
         .diagnostics

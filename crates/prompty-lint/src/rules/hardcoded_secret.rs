@@ -34,7 +34,7 @@ declare_rule! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let Some(front) = &cx.front else { return };
+    let Some(front) = cx.front else { return };
     walk_strings(front, &mut Vec::new(), &mut |path, node| {
         let Some(key) = path.last() else { return };
         let Some(value) = node.as_str() else { return };

@@ -32,7 +32,7 @@ declare_rule! {
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     out.extend(
-        Suppressions::parse(cx.text)
+        Suppressions::parse(cx.text, cx.loaded.document.as_ref())
             .problems()
             .into_iter()
             .map(|p| InvalidSuppression::META.finding(p.span, p.message).help(p.help)),

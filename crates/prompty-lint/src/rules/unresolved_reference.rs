@@ -53,7 +53,7 @@ fn references(s: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    if let Some(front) = &cx.front {
+    if let Some(front) = cx.front {
         walk_strings(front, &mut Vec::new(), &mut |_, node| {
             let Some(s) = node.as_str() else { return };
             if prompty_syntax::parse_reference(s).is_some() {
