@@ -224,10 +224,10 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
 pub fn load_str(text: &str, host: &dyn Host, options: &LoadOptions) -> Loaded {
     let mut diagnostics = Vec::new();
     let mut document = None;
-    let Some((parts, front)) = parse_parts(text, host, options, &mut diagnostics, &mut document) else {
+    let Some((parts, front, replaced)) = parse_parts(text, host, options, &mut diagnostics, &mut document) else {
         return Loaded { prompt: None, diagnostics, document };
     };
-    finish(&parts, front, diagnostics, document, true)
+    finish(&parts, front, diagnostics, document, Some(replaced))
 }
 
 /// Front matter read and resolved: what loading takes from a file before it builds the
@@ -256,7 +256,7 @@ pub fn parse_front_matter(
     options: &LoadOptions,
 ) -> (Option<FrontMatter>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    let front = parse_parts(text, host, options, &mut diagnostics, &mut None).map(|(_, front)| front);
+    let front = parse_parts(text, host, options, &mut diagnostics, &mut None).map(|(_, front, _)| front);
     if let Some(front) = &front {
         for d in &mut diagnostics {
             front.secrets.redact_diagnostic(d);
@@ -272,21 +272,21 @@ pub fn load_parsed(text: &str, front: FrontMatter) -> Loaded {
     match split::split(text) {
         Ok(parts) => {
             let document = Document::of(&parts);
-            finish(&parts, front, Vec::new(), Some(document), false)
+            finish(&parts, front, Vec::new(), Some(document), None)
         }
         Err(d) => Loaded { prompt: None, diagnostics: vec![d], document: None },
     }
 }
 
 /// Splits, parses and resolves; `None` when no prompt can be built. `document` is set once
-/// the file splits, and gets the front matter as written once it parses.
+/// the file splits. With the front matter comes what resolving replaced in it.
 fn parse_parts<'t>(
     text: &'t str,
     host: &dyn Host,
     options: &LoadOptions,
     diagnostics: &mut Vec<Diagnostic>,
     document: &mut Option<Document>,
-) -> Option<(split::Split<'t>, FrontMatter)> {
+) -> Option<(split::Split<'t>, FrontMatter, refs::Replaced)> {
     if text.len() > MAX_FILE_BYTES {
         diagnostics.push(
             Diagnostic::error(
@@ -311,7 +311,7 @@ fn parse_parts<'t>(
             return None;
         }
     };
-    let doc = document.insert(Document::of(&parts));
+    *document = Some(Document::of(&parts));
     let mut root = match &parts.front_matter {
         Some(fm) => match yaml::parse(text, fm.span.start, fm.text) {
             Ok(node) => node,
@@ -333,25 +333,20 @@ fn parse_parts<'t>(
         profile,
         lint: options.lint,
     };
-    // References are rare: the tree is copied only when resolving changes it; otherwise
-    // `finish` keeps the resolved tree, which is then the tree as written.
-    if parts.front_matter.is_some() && refs::has_reference(&root) {
-        doc.tree = Some(root.clone());
-    }
-    let secrets = resolver.resolve(&mut root, diagnostics);
-    Some((parts, FrontMatter { root, profile, secrets }))
+    let resolved = resolver.resolve(&mut root, diagnostics);
+    Some((parts, FrontMatter { root, profile, secrets: resolved.secrets }, resolved.replaced))
 }
 
-/// Lowers resolved front matter and the body into the prompt. With `as_written`, `root`
-/// is the tree as written unless `document` already holds a copy made before resolving.
+/// Lowers resolved front matter and the body into the prompt. With `replaced` (what
+/// resolving replaced), the tree goes back to how it was written and `document` keeps it.
 fn finish(
     parts: &split::Split<'_>,
     front: FrontMatter,
     mut diagnostics: Vec<Diagnostic>,
     mut document: Option<Document>,
-    as_written: bool,
+    replaced: Option<refs::Replaced>,
 ) -> Loaded {
-    let FrontMatter { root, profile, secrets } = front;
+    let FrontMatter { mut root, profile, secrets } = front;
     let mut lowerer = lower::Lowerer { diags: &mut diagnostics, profile, secrets: &secrets, v1_types: Vec::new() };
     let (mut prompt, legacy) = lowerer.prompt(&root);
     prompt.legacy = legacy;
@@ -369,7 +364,8 @@ fn finish(
     }
     .filter(|s| !s.is_empty() || parts.front_matter.is_some());
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    if let Some(doc) = document.as_mut().filter(|d| as_written && d.front_matter.is_some() && d.tree.is_none()) {
+    if let (Some(doc), Some(replaced)) = (document.as_mut().filter(|d| d.front_matter.is_some()), replaced) {
+        refs::restore(&mut root, replaced);
         doc.tree = Some(root);
     }
     Loaded { prompt: Some(prompt), diagnostics, document }

@@ -50,6 +50,40 @@ struct Spent {
     reported: std::cell::Cell<bool>,
     /// The values `${env:}` supplied so far.
     secrets: std::cell::RefCell<Secrets>,
+    /// Where the walk is in the file's own tree: the index of each entry or item on the way.
+    path: std::cell::RefCell<Vec<usize>>,
+    /// The file's own nodes that resolving replaced, with where they were.
+    replaced: std::cell::RefCell<Replaced>,
+}
+
+/// What resolving did to a tree.
+pub(crate) struct Resolved {
+    /// The values `${env:}` supplied.
+    pub(crate) secrets: Secrets,
+    /// The nodes it replaced (see [`restore`]).
+    pub(crate) replaced: Replaced,
+}
+
+/// Nodes resolving replaced, as written, each with its path: the index of each entry or item
+/// on the way from the root.
+pub(crate) type Replaced = Vec<(Vec<usize>, Node)>;
+
+/// Puts back the nodes resolving replaced: `node` becomes the tree as written.
+pub(crate) fn restore(node: &mut Node, replaced: Replaced) {
+    fn at<'n>(node: &'n mut Node, path: &[usize]) -> Option<&'n mut Node> {
+        let Some((&i, rest)) = path.split_first() else { return Some(node) };
+        let next = match &mut node.value {
+            NodeValue::Seq(items) => items.get_mut(i)?,
+            NodeValue::Map(entries) => &mut entries.get_mut(i)?.1,
+            _ => return None,
+        };
+        at(next, rest)
+    }
+    for (path, original) in replaced {
+        if let Some(place) = at(node, &path) {
+            *place = original;
+        }
+    }
 }
 
 /// A parsed reference: protocol and the rest.
@@ -70,16 +104,6 @@ pub fn parse_reference(s: &str) -> Option<Reference<'_>> {
         Ok((rest_in, Reference { protocol, value }))
     }
     inner(s).ok().map(|(_, r)| r)
-}
-
-/// Whether any string in `node` is a reference: whether resolving can change the tree.
-pub(crate) fn has_reference(node: &Node) -> bool {
-    match &node.value {
-        NodeValue::Seq(items) => items.iter().any(has_reference),
-        NodeValue::Map(entries) => entries.iter().any(|(_, v)| has_reference(v)),
-        NodeValue::String(s) => parse_reference(s).is_some(),
-        _ => false,
-    }
 }
 
 /// Everything up to the final `}` of the input.
@@ -120,8 +144,8 @@ pub(crate) struct Resolver<'a> {
 
 impl Resolver<'_> {
     /// Resolves every reference in `node`, in place, collecting problems. Returns the values
-    /// environment variables supplied.
-    pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Secrets {
+    /// environment variables supplied and the nodes it replaced.
+    pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Resolved {
         let roots = self.roots();
         let spent = Spent::default();
         self.walk(
@@ -129,7 +153,7 @@ impl Resolver<'_> {
             Walk { dir: self.base_dir.as_deref(), roots: &roots, depth: 0, spent: &spent, secret_field: false },
             diags,
         );
-        spent.secrets.into_inner()
+        Resolved { secrets: spent.secrets.into_inner(), replaced: spent.replaced.into_inner() }
     }
 
     fn roots(&self) -> Vec<PathBuf> {
@@ -143,21 +167,40 @@ impl Resolver<'_> {
     }
 
     fn walk(&self, node: &mut Node, at: Walk<'_>, diags: &mut Vec<Diagnostic>) {
+        // Paths are kept in the file's own tree only, not in the files it references.
+        let own = at.depth == 0;
+        let step = |i: usize, f: &mut dyn FnMut()| {
+            if own {
+                at.spent.path.borrow_mut().push(i);
+            }
+            f();
+            if own {
+                at.spent.path.borrow_mut().pop();
+            }
+        };
         match &mut node.value {
             NodeValue::Seq(items) => {
-                for item in items {
-                    self.walk(item, at, diags);
+                for (i, item) in items.iter_mut().enumerate() {
+                    step(i, &mut || self.walk(item, at, diags));
                 }
             }
             NodeValue::Map(entries) => {
-                for (k, v) in entries {
-                    let secret_field = crate::secret::is_secret_field(&k.key_string());
-                    self.walk(v, Walk { secret_field, ..at }, diags);
+                for (i, (k, v)) in entries.iter_mut().enumerate() {
+                    // Asked only where it matters: a reference under the key, or a list.
+                    let secret_field = match &v.value {
+                        NodeValue::String(s) => s.starts_with("${"),
+                        NodeValue::Seq(_) => true,
+                        _ => false,
+                    } && crate::secret::is_secret_field(&k.key_string());
+                    step(i, &mut || self.walk(v, Walk { secret_field, ..at }, diags));
                 }
             }
             NodeValue::String(s) => {
                 if let Some(new) = self.resolve_string(s, &node.span, at, diags) {
-                    *node = new;
+                    let original = std::mem::replace(node, new);
+                    if own {
+                        at.spent.replaced.borrow_mut().push((at.spent.path.borrow().clone(), original));
+                    }
                 }
             }
             _ => {}

@@ -27,8 +27,12 @@ use crate::model::{Connection, Model, Prompt, Property, Tool};
 /// `password`, `token`...): compared without case, `_` or `-`. Such a value belongs in the
 /// environment, with no default.
 pub fn is_secret_field(key: &str) -> bool {
-    let k: String = key.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
-    ["apikey", "secret", "clientsecret", "password", "token", "accesstoken", "bearertoken"].contains(&k.as_str())
+    // Non-ASCII characters are dropped like `_` and `-`: their UTF-8 bytes are never
+    // ASCII alphanumerics.
+    let letters = || key.bytes().filter(u8::is_ascii_alphanumeric).map(|b| b.to_ascii_lowercase());
+    ["apikey", "secret", "clientsecret", "password", "token", "accesstoken", "bearertoken"]
+        .iter()
+        .any(|name| letters().eq(name.bytes()))
 }
 
 /// One value an environment variable supplied.
@@ -324,6 +328,17 @@ impl Prompt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_fields_are_named_without_case_separators_or_other_characters() {
+        for key in ["apiKey", "api_key", "API-KEY", "clientSecret", "Bearer_Token", "pass\u{e9}word", "tok\u{1f511}en"]
+        {
+            assert!(is_secret_field(key), "{key}");
+        }
+        for key in ["api", "keys", "tokens", "passwords", "", "\u{e9}", "secretary", "access"] {
+            assert!(!is_secret_field(key), "{key}");
+        }
+    }
 
     fn secrets(pairs: &[(&str, &str)]) -> Secrets {
         let mut s = Secrets::new();
