@@ -15,7 +15,9 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 #[cfg(feature = "handlebars")]
 use crate::hbs;
-use crate::limits::{CappedWriter, Limits};
+#[cfg(feature = "handlebars")]
+use crate::limits::CappedWriter;
+use crate::limits::{CappedString, Limits};
 use crate::nesting::TooDeep;
 use crate::{growth, jinja_compat, nesting, pyrepr};
 
@@ -204,9 +206,9 @@ impl Engine {
         match self {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
-                let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
+                let mut out = CappedString::new(limits.max_output, body.len() * 2);
                 start_count();
-                let result = tmpl.render_captured_to(ctx.to_minijinja(), &mut out);
+                let result = tmpl.render_to_fmt(ctx.to_minijinja(), &mut out);
                 if out.overflowed {
                     let err = output_limit(limits, true);
                     return Err(
@@ -217,8 +219,7 @@ impl Engine {
                     );
                 }
                 result.map_err(|e| jinja_error(&e, body, loc, limits))?;
-                String::from_utf8(out.buf)
-                    .map_err(|_| Error::new(ErrorKind::TemplateRender, "rendered output is not UTF-8"))
+                Ok(out.buf)
             }
             #[cfg(feature = "mustache")]
             Engine::Mustache(t) => {

@@ -1,5 +1,7 @@
 //! The budget of one render, shared by the three template engines.
 
+use std::fmt;
+#[cfg(feature = "handlebars")]
 use std::io;
 
 /// Bounds on compiling and rendering an untrusted template, the same for Jinja2, Mustache
@@ -90,19 +92,46 @@ impl Default for Limits {
     }
 }
 
-/// A writer that refuses to grow past a cap.
+/// Text that refuses to grow past a cap: what the Jinja2 engine renders into.
+pub(crate) struct CappedString {
+    pub(crate) buf: String,
+    pub(crate) cap: usize,
+    pub(crate) overflowed: bool,
+}
+
+impl CappedString {
+    pub(crate) fn new(cap: usize, hint: usize) -> Self {
+        Self { buf: String::with_capacity(hint.min(cap)), cap, overflowed: false }
+    }
+}
+
+impl fmt::Write for CappedString {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.buf.len() + s.len() > self.cap {
+            self.overflowed = true;
+            return Err(fmt::Error);
+        }
+        self.buf.push_str(s);
+        Ok(())
+    }
+}
+
+/// Bytes that refuse to grow past a cap: what the Handlebars engine renders into.
+#[cfg(feature = "handlebars")]
 pub(crate) struct CappedWriter {
     pub(crate) buf: Vec<u8>,
     pub(crate) cap: usize,
     pub(crate) overflowed: bool,
 }
 
+#[cfg(feature = "handlebars")]
 impl CappedWriter {
     pub(crate) fn new(cap: usize, hint: usize) -> Self {
         Self { buf: Vec::with_capacity(hint.min(cap)), cap, overflowed: false }
     }
 }
 
+#[cfg(feature = "handlebars")]
 impl io::Write for CappedWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.buf.len() + data.len() > self.cap {

@@ -44,7 +44,7 @@ const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
 /// another private-use character. No case mapping, trimming or escaping changes it, and it
 /// holds no whitespace, so it never joins or splits what the split sees.
 pub(crate) fn mark_from(random: u64) -> String {
-    // `format!("{MARK_OPEN}{random:020}\u{e001}")`, without the formatting machinery.
+    // `format!("\u{e000}{random:020}\u{e001}")`, without the formatting machinery.
     let mut digits = [b'0'; 20];
     let mut n = random;
     for d in digits.iter_mut().rev() {
@@ -52,14 +52,14 @@ pub(crate) fn mark_from(random: u64) -> String {
         n /= 10;
     }
     let mut s = String::with_capacity(26);
-    s.push(MARK_OPEN);
-    s.extend(digits.iter().map(|&d| char::from(d)));
+    s.push_str(MARK_OPEN_UTF8);
+    // ASCII digits are always UTF-8.
+    s.push_str(std::str::from_utf8(&digits).unwrap_or_default());
     s.push('\u{e001}');
     s
 }
 
 /// The first character of every mark.
-const MARK_OPEN: char = '\u{e000}';
 const MARK_OPEN_UTF8: &str = "\u{e000}";
 
 /// The template compiled for prepare, with its marks.
@@ -381,10 +381,7 @@ fn role_word_of_line(line: &str) -> Option<usize> {
 /// The offset of the role word when `line` is a spec role line.
 pub(crate) fn spec_role_word(line: &str) -> Option<usize> {
     crate::roles::role_line(line)?;
-    let blank = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
-    let rest = line.trim_start_matches(blank);
-    let rest = rest.strip_prefix('#').map_or(rest, |r| r.trim_start_matches(blank));
-    Some(line.len() - rest.len())
+    Some(crate::roles::role_word_at(line))
 }
 
 /// The labels in `line` (which starts at `line_start`): every `content` followed by `\s*:`
@@ -689,7 +686,7 @@ mod tests {
     #[test]
     fn marks_are_twenty_padded_digits_between_private_use_characters() {
         for n in [0, 7, 1_234_567_890, u64::MAX] {
-            assert_eq!(mark_from(n), format!("{MARK_OPEN}{n:020}\u{e001}"));
+            assert_eq!(mark_from(n), format!("{MARK_OPEN_UTF8}{n:020}\u{e001}"));
         }
     }
 

@@ -26,7 +26,8 @@ impl Strict<'_> {
     /// The error for the role line `line` starting at `pos` (ending at `end`) of `text`,
     /// if it is not the template's own.
     fn check(&self, text: &str, pos: usize, end: usize, line: &str) -> Option<Error> {
-        let word = pos + crate::marks::spec_role_word(line).unwrap_or(0);
+        // `line` is a role line: the split found it one.
+        let word = pos + crate::roles::role_word_at(line);
         if !self.marked(word) {
             let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
             return Some(injection_error(line, around, self.inputs));

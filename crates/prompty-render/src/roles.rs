@@ -33,6 +33,16 @@ pub fn role_line(line: &str) -> Option<RoleLine<'_>> {
     parse_role_line(line)
 }
 
+/// Where the role word of `line`, a role line, starts: after the blanks and `#` before it.
+pub(crate) fn role_word_at(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = skip_blanks(b, 0);
+    if b.get(i) == Some(&b'#') {
+        i = skip_blanks(b, i + 1);
+    }
+    i
+}
+
 /// nom's `multispace0`: spaces, tabs, carriage returns and line feeds.
 fn skip_blanks(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {

@@ -281,6 +281,17 @@ impl<'env, 'source> Template<'env, 'source> {
             .map_err(|err| w.into_inner().take_err(err))
     }
 
+    /// Like [`render`](Self::render) but writes to a [`fmt::Write`].
+    ///
+    /// A write error stops rendering with an error of kind
+    /// [`WriteFailure`](crate::ErrorKind::WriteFailure); the writer can use one to cap the
+    /// output.
+    // prompty patch: rendering into the caller's own writer, without the `io::Write`
+    // adapter, the UTF-8 check of its bytes and the captured state of `render_captured_to`.
+    pub fn render_to_fmt<V: Into<Value>>(&self, ctx: V, w: &mut dyn fmt::Write) -> Result<(), Error> {
+        self._eval(ctx.into(), &mut Output::new(w)).map(|_| ())
+    }
+
     fn _render(&self, root: Value) -> Result<String, Error> {
         let mut rv = String::with_capacity(self.compiled.buffer_size_hint);
         self._eval(root, &mut Output::new(&mut rv)).map(|_| rv)
