@@ -3,28 +3,9 @@
 //! server) use it instead of splitting and parsing the file again, so it must be exactly
 //! what a fresh split and parse of the text gives, references unresolved and no secret in it.
 
-use std::path::{Path, PathBuf};
-
 use prompty_syntax::yaml::{self, Node, NodeValue};
 use prompty_syntax::{LoadOptions, MapHost, Profile, ProfileChoice, load_bytes, load_str, split};
-
-fn prompt_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for dir in [
-        root.join("prompts"),
-        root.join("../shared/conformance/prompty-spec/fixtures"),
-        root.join("../shared/conformance/azure-eval/prompts"),
-    ] {
-        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("missing {}: {e}", dir.display()));
-        files.extend(
-            entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| e == "prompty")),
-        );
-    }
-    files.sort();
-    assert!(files.len() > 40, "only {} prompt files", files.len());
-    files
-}
+use prompty_test_support::prompt_files;
 
 /// What a fresh split and parse of `text` gives: (front matter span, open fence, body span,
 /// tree); `None` when the file does not split.

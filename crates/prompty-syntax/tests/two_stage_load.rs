@@ -2,30 +2,11 @@
 //! diagnostics, on every prompt file of the repository and the conformance data, under
 //! both profiles, with references and secrets.
 
-use std::path::{Path, PathBuf};
-
 use prompty_syntax::yaml::{Flat, FlatNode, Node, NodeValue};
 use prompty_syntax::{
     Diagnostic, LoadOptions, Loaded, MapHost, Profile, ProfileChoice, load_parsed, load_str, parse_front_matter,
 };
-
-fn prompt_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for dir in [
-        root.join("prompts"),
-        root.join("../shared/conformance/prompty-spec/fixtures"),
-        root.join("../shared/conformance/azure-eval/prompts"),
-    ] {
-        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("missing {}: {e}", dir.display()));
-        files.extend(
-            entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| e == "prompty")),
-        );
-    }
-    files.sort();
-    assert!(files.len() > 40, "only {} prompt files", files.len());
-    files
-}
+use prompty_test_support::prompt_files;
 
 fn two_stage(text: &str, host: &MapHost, options: &LoadOptions) -> Loaded {
     let (front, mut diagnostics) = parse_front_matter(text, host, options);

@@ -7,7 +7,9 @@
 //! - [`bench`](mod@bench): the workloads of `shared/bench/` that the criterion benches and the
 //!   side-by-side benchmark measure;
 //! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
-//!   prompty-render.
+//!   prompty-render;
+//! - [`prompt_files`]: the bundled prompts and the conformance corpora, which the loader's
+//!   whole-corpus tests run over.
 //!
 //! ```
 //! use prompty_test_support::Rng;
@@ -21,7 +23,9 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+mod corpus;
 pub mod cpython;
 mod rng;
 
+pub use corpus::{prompt_dirs, prompt_files};
 pub use rng::Rng;
