@@ -85,7 +85,8 @@ pub struct Loaded {
     /// Everything found, in file order.
     pub diagnostics: Vec<Diagnostic>,
     /// Where the file's pieces are and its front matter as written; `None` when the file
-    /// could not be split (too large, not text, front matter never closed).
+    /// could not be split (not UTF-8, front matter never closed). A file rejected as too
+    /// large or holding a NUL byte still has its pieces, with no tree.
     pub document: Option<Document>,
 }
 
@@ -106,6 +107,11 @@ pub struct Document {
 }
 
 impl Document {
+    /// The pieces of a file the loader rejects before parsing it, when it splits.
+    fn of_text(text: &str) -> Option<Self> {
+        split::split(text).ok().map(|parts| Self::of(&parts))
+    }
+
     fn of(split: &split::Split<'_>) -> Self {
         Self {
             front_matter: split.front_matter.as_ref().map(|p| p.span.clone()),
@@ -177,17 +183,13 @@ pub fn load_path(path: &std::path::Path, host: &dyn Host, options: &LoadOptions)
 /// Loads a file's raw bytes: rejects non-UTF-8, NUL bytes and oversized input with a
 /// diagnostic, then loads the text.
 pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loaded {
-    let fail = |code, msg: String, help: &str| Loaded {
-        prompt: None,
-        diagnostics: vec![Diagnostic::error(code, 0..0, msg).with_help(help.to_owned())],
-        document: None,
-    };
     if bytes.len() > MAX_FILE_BYTES {
-        return fail(
-            codes::TOO_LARGE,
-            format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", bytes.len()),
-            "a prompt file should be text of a reasonable size",
-        );
+        return Loaded {
+            prompt: None,
+            diagnostics: vec![too_large(bytes.len())],
+            // Still split when it is text: a file-level suppression may silence the error.
+            document: std::str::from_utf8(bytes).ok().and_then(Document::of_text),
+        };
     }
     match std::str::from_utf8(bytes) {
         Ok(text) if text.contains('\0') => {
@@ -198,7 +200,7 @@ pub fn load_bytes(bytes: &[u8], host: &dyn Host, options: &LoadOptions) -> Loade
                     Diagnostic::error(codes::NOT_TEXT, at..at + 1, "the file contains a NUL byte; it looks binary")
                         .with_help("a .prompty file is UTF-8 text"),
                 ],
-                document: None,
+                document: Document::of_text(text),
             }
         }
         Ok(text) => load_str(text, host, options),
@@ -278,6 +280,12 @@ pub fn load_parsed(text: &str, front: FrontMatter) -> Loaded {
     }
 }
 
+/// The error for a file of `len` bytes, over [`MAX_FILE_BYTES`].
+fn too_large(len: usize) -> Diagnostic {
+    Diagnostic::error(codes::TOO_LARGE, 0..0, format!("the file is {len} bytes; the limit is {MAX_FILE_BYTES}"))
+        .with_help("a prompt file should be text of a reasonable size")
+}
+
 /// Splits, parses and resolves; `None` when no prompt can be built. `document` is set once
 /// the file splits. With the front matter comes what resolving replaced in it.
 fn parse_parts<'t>(
@@ -288,14 +296,8 @@ fn parse_parts<'t>(
     document: &mut Option<Document>,
 ) -> Option<(split::Split<'t>, FrontMatter, refs::Replaced)> {
     if text.len() > MAX_FILE_BYTES {
-        diagnostics.push(
-            Diagnostic::error(
-                codes::TOO_LARGE,
-                0..0,
-                format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", text.len()),
-            )
-            .with_help("a prompt file should be text of a reasonable size"),
-        );
+        diagnostics.push(too_large(text.len()));
+        *document = Document::of_text(text);
         return None;
     }
     if text.trim_start_matches('\u{feff}').trim().is_empty() {

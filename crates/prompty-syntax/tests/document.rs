@@ -91,6 +91,17 @@ fn files_that_do_not_load_keep_what_was_found() {
     assert_eq!(d.tree, None);
     assert_eq!(text.get(d.body.clone()), Some("user:\nhi"));
     assert_eq!(d.front_matter.and_then(|s| text.get(s)), Some("name: [unclosed\n"));
+    // Rejected before parsing (a NUL byte, over the size limit): the pieces, no tree.
+    for bytes in [b"---\nname: x\n---\nuser:\nhi\0".to_vec(), {
+        let mut big = b"---\nname: x\n---\nuser:\n".to_vec();
+        big.resize(prompty_syntax::MAX_FILE_BYTES + 1, b'a');
+        big
+    }] {
+        let loaded = load_bytes(&bytes, &host, &options);
+        assert!(loaded.prompt.is_none() && loaded.has_errors());
+        let d = loaded.document.expect("the file splits");
+        assert_eq!((d.front_matter, d.body.start, d.tree), (Some(4..12), 16, None));
+    }
     // Never closed, not text, empty: nothing, or the whole body.
     assert_eq!(load_str("---\nname: x\n", &host, &options).document, None);
     assert_eq!(load_bytes(b"\xff\xfe", &host, &options).document, None);
