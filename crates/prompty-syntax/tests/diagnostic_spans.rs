@@ -160,3 +160,30 @@ fn a_bare_file_name_resolves_references_from_the_current_folder() {
     let metadata = loaded.prompt.and_then(|p| p.metadata).expect("metadata");
     assert_eq!(metadata["team"], "x");
 }
+
+#[test]
+fn v1_and_v2_spellings_of_one_thing_are_mixed_versions_at_the_v1_key() {
+    let text = "---\nname: t\nmodel:\n  id: gpt-4o\n  options: {temperature: 0.2, stopSequences: ['###'], additionalProperties: {user: a}}\n  parameters: {temperature: 0.9, stop: [END], user: b, logit_bias: {}}\n---\nuser:\nhi\n";
+    let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+    let mixed: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == codes::MIXED_VERSIONS)
+        .map(|d| text[d.span.clone()].to_owned())
+        .collect();
+    assert_eq!(mixed, ["parameters"]);
+    // Where both give a value the v2 spelling is the one kept, for every option alike.
+    let options = loaded.prompt.and_then(|p| p.model).and_then(|m| m.options).expect("options");
+    assert_eq!(options.temperature, Some(0.2));
+    assert_eq!(options.stop_sequences, Some(vec!["###".to_owned()]));
+    let extra = options.additional_properties.unwrap_or_default();
+    assert_eq!(extra.get("user"), Some(&serde_json::json!("a")));
+    assert_eq!(extra.get("logit_bias"), Some(&serde_json::json!({})));
+    // One spelling alone is not mixed.
+    for one in
+        ["---\nmodel: {id: x, options: {temperature: 1}}\n---\n", "---\nmodel: {id: x, parameters: {stop: [a]}}\n---\n"]
+    {
+        let loaded = load_str(one, &MapHost::new(), &LoadOptions::default());
+        assert!(!loaded.diagnostics.iter().any(|d| d.code == codes::MIXED_VERSIONS), "{one}");
+    }
+}

@@ -73,6 +73,30 @@ impl Lowerer<'_> {
         self.push(Diagnostic::warning(codes::LEGACY_KEY, key.span.clone(), msg).with_help(help));
     }
 
+    /// Reports `P031` at the v1 key `v1` when `node` also has its v2 spelling `v2`: runtimes
+    /// read one or the other, so the two can disagree.
+    fn mixed(&mut self, node: &Node, v1: &str, v2: &str, what: &str) {
+        if let (Some(key), Some(_)) = (node.key_node(v1), node.key_node(v2)) {
+            self.mixed_at(key, &format!("`{v1}`"), &format!("`{v2}`"), what);
+        }
+    }
+
+    fn mixed_at(&mut self, key: &Node, v1: &str, v2: &str, what: &str) {
+        self.push(
+            Diagnostic::warning(
+                codes::MIXED_VERSIONS,
+                key.span.clone(),
+                format!("{what} sets both {v1} (v1) and {v2} (v2); runtimes read one or the other"),
+            )
+            .with_help(match self.profile {
+                Profile::Spec => format!("keep one spelling: move what {v1} says under {v2} and remove {v1}"),
+                Profile::Promptflow => {
+                    format!("promptflow reads only the v1 spelling: move what {v2} says under {v1} and remove {v2}")
+                }
+            }),
+        );
+    }
+
     /// Reports keys of `node` that are in neither `known` nor `extra`; returns the map entries.
     fn check_keys<'n>(&mut self, node: &'n Node, what: &str, known: &[Key], extra: &[Key]) -> &'n [(Node, Node)] {
         let Some(entries) = node.as_map() else { return &[] };
@@ -172,6 +196,9 @@ impl Lowerer<'_> {
             && self.profile == Profile::Promptflow
         {
             self.legacy(k, "`authors` is a v1 key".into(), "v2 spelling: `metadata: {authors: [...]}`".into());
+            if metadata.as_ref().is_some_and(|m| m.contains_key("authors")) {
+                self.mixed_at(k, "`authors`", "`metadata.authors`", "the front matter");
+            }
             if let Some(v) = root.get("authors") {
                 metadata.get_or_insert_with(Map::new).entry("authors").or_insert_with(|| v.to_json());
             }

@@ -71,6 +71,9 @@ impl Lowerer<'_> {
             };
             self.legacy(first, message, format!("v2 spelling: {}", helps.join("; ")));
         }
+        for (v1, v2) in [("api", "apiType"), ("configuration", "connection"), ("parameters", "options")] {
+            self.mixed(node, v1, v2, "`model`");
+        }
         if let Some(v) = node.get("api") {
             legacy.api = self.string(Some(v), "model.api");
             if model.api_type.is_none() {
@@ -178,7 +181,8 @@ impl Lowerer<'_> {
     }
 }
 
-/// Maps one v1 parameter onto the v2 options; unknown ones go to `additionalProperties`.
+/// Maps one v1 parameter onto the v2 options where they leave it unset (the v2 spelling
+/// wins, and `P031` reports the file); unknown ones go to `additionalProperties`.
 fn map_v1_parameter(options: &mut ModelOptions, name: &str, value: &Value) {
     let f = || value.as_f64();
     let i = || value.as_i64();
@@ -190,14 +194,14 @@ fn map_v1_parameter(options: &mut ModelOptions, name: &str, value: &Value) {
         "presence_penalty" => options.presence_penalty = options.presence_penalty.or_else(f),
         "seed" => options.seed = options.seed.or_else(i),
         "stop" => {
-            options.stop_sequences = match value {
+            options.stop_sequences = options.stop_sequences.take().or_else(|| match value {
                 Value::String(s) => Some(vec![s.clone()]),
                 Value::Array(a) => Some(a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()),
                 _ => None,
-            };
+            });
         }
         _ => {
-            options.additional_properties.get_or_insert_with(Map::new).insert(name.to_owned(), value.clone());
+            options.additional_properties.get_or_insert_with(Map::new).entry(name).or_insert_with(|| value.clone());
         }
     }
 }

@@ -123,6 +123,10 @@ impl Lowerer<'_> {
         let extra =
             if self.profile == Profile::Promptflow || node.get("type").is_some() { keys::V1_PROPERTY } else { &[] };
         self.check_keys(node, &format!("`{path}`"), keys::PROPERTY, extra);
+        let what = format!("`{path}`");
+        for (v1, v2) in [("type", "kind"), ("optional", "required"), ("sample", "example")] {
+            self.mixed(node, v1, v2, &what);
+        }
         let kind = match (node.get("kind"), node.get("type")) {
             (Some(k), _) => {
                 let text = self.string(Some(k), &format!("{path}.kind"))?;
