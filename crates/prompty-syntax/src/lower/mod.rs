@@ -76,7 +76,10 @@ impl Lowerer<'_> {
     /// Reports `P031` at the v1 key `v1` when `node` also has its v2 spelling `v2`: runtimes
     /// read one or the other, so the two can disagree.
     fn mixed(&mut self, node: &Node, v1: &str, v2: &str, what: &str) {
-        if let (Some(key), Some(_)) = (node.key_node(v1), node.key_node(v2)) {
+        if let (Some(key), Some(a), Some(b)) = (node.key_node(v1), node.get(v1), node.get(v2))
+            && !a.is_null()
+            && !b.is_null()
+        {
             self.mixed_at(key, &format!("`{v1}`"), &format!("`{v2}`"), what);
         }
     }
@@ -86,14 +89,11 @@ impl Lowerer<'_> {
             Diagnostic::warning(
                 codes::MIXED_VERSIONS,
                 key.span.clone(),
-                format!("{what} sets both {v1} (v1) and {v2} (v2); runtimes read one or the other"),
+                format!("{what} sets both {v1} (v1) and {v2} (v2); the two can disagree"),
             )
-            .with_help(match self.profile {
-                Profile::Spec => format!("keep one spelling: move what {v1} says under {v2} and remove {v1}"),
-                Profile::Promptflow => {
-                    format!("promptflow reads only the v1 spelling: move what {v2} says under {v1} and remove {v2}")
-                }
-            }),
+            .with_help(format!(
+                "keep one spelling: promptflow reads {v1}, the v2 runtimes read {v2}; write the value once, in the spelling of the runtime the file is for"
+            )),
         );
     }
 
