@@ -1,60 +1,81 @@
 //! The values one render sees: the given inputs (or defaults), borrowed where they are used
 //! as given, owned where rendering replaces them (rich-input nonces, escaped role words).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-/// Name/value pairs in order; later entries override earlier ones of the same name.
+use crate::marks::MARK_VAR;
+
+/// Name/value pairs in order, names distinct: the inputs as given (or defaulted), some of
+/// them replaced by values of the render's own.
 #[derive(Debug, Default)]
 pub(crate) struct Context<'a> {
-    pub(crate) entries: Vec<(Cow<'a, str>, Cow<'a, Value>)>,
+    given: Vec<(&'a str, &'a Value)>,
+    /// Replacements: the index in `given` and the value.
+    replaced: Vec<(usize, Value)>,
 }
 
 impl<'a> Context<'a> {
-    /// Borrowed pairs.
-    pub(crate) fn new(pairs: Vec<(&'a str, &'a Value)>) -> Self {
-        // Room for the renderer's own variable (a nonce or a mark) without growing.
-        let mut entries = Vec::with_capacity(pairs.len() + 1);
-        entries.extend(pairs.into_iter().map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
-        Self { entries }
+    /// The pairs as given, borrowed.
+    pub(crate) fn new(given: Vec<(&'a str, &'a Value)>) -> Self {
+        Self { given, replaced: Vec::new() }
     }
 
-    /// Adds (or, when the name is present, replaces) a value.
+    /// Replaces the value of `name`, if the context has that name.
     pub(crate) fn set(&mut self, name: &str, value: Value) {
-        match self.entries.iter_mut().find(|(k, _)| k == name) {
-            Some((_, v)) => *v = Cow::Owned(value),
-            None => self.entries.push((Cow::Owned(name.to_owned()), Cow::Owned(value))),
-        }
-    }
-
-    /// [`set`](Self::set) for one of the renderer's own variables, whose name is static.
-    pub(crate) fn set_static(&mut self, name: &'static str, value: Value) {
-        match self.entries.iter_mut().find(|(k, _)| k == name) {
-            Some((_, v)) => *v = Cow::Owned(value),
-            None => self.entries.push((Cow::Borrowed(name), Cow::Owned(value))),
+        let Some(index) = self.given.iter().position(|(k, _)| *k == name) else { return };
+        match self.replaced.iter_mut().find(|(i, _)| *i == index) {
+            Some((_, v)) => *v = value,
+            None => self.replaced.push((index, value)),
         }
     }
 
     /// The value of `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_ref())
+        let index = self.given.iter().position(|(k, _)| *k == name)?;
+        Some(self.value_at(index))
     }
 
-    /// The context as the root of a minijinja render: each value converted once, looked
-    /// up by name without hashing (a context holds a handful of names).
-    pub(crate) fn to_minijinja(&self) -> minijinja::Value {
-        let pairs = self.entries.iter().map(|(k, v)| (minijinja::Value::from(k.as_ref()), jinja_value(v))).collect();
+    /// The pairs in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&'a str, &Value)> + '_ {
+        self.given.iter().enumerate().map(|(index, (name, _))| (*name, self.value_at(index)))
+    }
+
+    /// How many pairs there are.
+    pub(crate) fn len(&self) -> usize {
+        self.given.len()
+    }
+
+    fn value_at(&self, index: usize) -> &Value {
+        match self.replaced.iter().find(|(i, _)| *i == index) {
+            Some((_, v)) => v,
+            None => self.given.get(index).map_or(&Value::Null, |(_, v)| v),
+        }
+    }
+
+    /// The context as the root of a minijinja render, with the render's `mark` when it has
+    /// one: each value converted once, looked up by name without hashing (a context holds a
+    /// handful of names).
+    pub(crate) fn to_minijinja(&self, mark: Option<&str>) -> minijinja::Value {
+        let mut pairs = Vec::with_capacity(self.len() + 1);
+        pairs.extend(self.iter().map(|(k, v)| (minijinja::Value::from(k), jinja_value(v))));
+        if let Some(mark) = mark {
+            pairs.push((minijinja::Value::from(MARK_VAR), minijinja::Value::from(mark)));
+        }
         minijinja::Value::from_object(Root(pairs))
     }
 
-    /// The context as a JSON object (for the Mustache and Handlebars engines).
+    /// The context as a JSON object (for the Mustache and Handlebars engines), with the
+    /// render's `mark` when it has one.
     #[cfg(any(feature = "mustache", feature = "handlebars"))]
-    pub(crate) fn to_json(&self) -> Value {
-        let mut map = serde_json::Map::with_capacity(self.entries.len());
-        for (k, v) in &self.entries {
-            map.insert(k.as_ref().to_owned(), v.as_ref().clone());
+    pub(crate) fn to_json(&self, mark: Option<&str>) -> Value {
+        let mut map = serde_json::Map::with_capacity(self.len() + 1);
+        for (k, v) in self.iter() {
+            map.insert(k.to_owned(), v.clone());
+        }
+        if let Some(mark) = mark {
+            map.insert(MARK_VAR.to_owned(), Value::String(mark.to_owned()));
         }
         Value::Object(map)
     }
@@ -141,7 +162,7 @@ mod tests {
             assert_eq!(direct.to_string(), serde.to_string(), "{v}");
             assert_eq!(serde_json::to_value(&direct).ok(), serde_json::to_value(&serde).ok(), "{v}");
             let ctx = Context::new(vec![("v", v)]);
-            let root = ctx.to_minijinja();
+            let root = ctx.to_minijinja(None);
             assert_eq!(root.get_attr("v").ok(), Some(serde), "{v}");
             assert!(root.get_attr("w").is_ok_and(|w| w.is_undefined()));
         }

@@ -203,12 +203,44 @@ impl Engine {
         body: &str,
         loc: &BodyLocation,
     ) -> Result<String, Error> {
+        self.render_inner(ctx, None, 0, limits, body, loc).map(|(text, _)| text)
+    }
+
+    /// Renders with `ctx` and the per-render `mark` of a marked template (holding `marks`
+    /// of them): the text without the marks, and where they were ([`crate::marks`]).
+    pub(crate) fn render_marked(
+        &self,
+        ctx: &Context<'_>,
+        mark: &str,
+        marks: usize,
+        limits: &Limits,
+        body: &str,
+        loc: &BodyLocation,
+    ) -> Result<(String, Vec<usize>), Error> {
+        self.render_inner(ctx, Some(mark), marks, limits, body, loc)
+    }
+
+    fn render_inner(
+        &self,
+        ctx: &Context<'_>,
+        mark: Option<&str>,
+        marks: usize,
+        limits: &Limits,
+        body: &str,
+        loc: &BodyLocation,
+    ) -> Result<(String, Vec<usize>), Error> {
+        // The engines that render into a string of their own leave the marks in it.
+        #[cfg(any(feature = "mustache", feature = "handlebars"))]
+        let unmarked = |text: String| match mark {
+            Some(mark) => crate::marks::strip_marks(&text, mark),
+            None => (text, Vec::new()),
+        };
         match self {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
-                let mut out = CappedString::new(limits.max_output, body.len() * 2);
+                let mut out = CappedString::new(limits.max_output, body.len() * 2, mark, marks);
                 start_count();
-                let result = tmpl.render_to_fmt(ctx.to_minijinja(), &mut out);
+                let result = tmpl.render_to_fmt(ctx.to_minijinja(mark), &mut out);
                 if out.overflowed {
                     let err = output_limit(limits, true);
                     return Err(
@@ -219,7 +251,7 @@ impl Engine {
                     );
                 }
                 result.map_err(|e| jinja_error(&e, body, loc, limits))?;
-                Ok(out.buf)
+                Ok((out.buf, out.places))
             }
             #[cfg(feature = "mustache")]
             Engine::Mustache(t) => {
@@ -227,7 +259,7 @@ impl Engine {
                     .with_max_depth(limits.recursion)
                     .with_max_output(limits.max_output)
                     .with_max_steps(limits.steps);
-                t.render_with(&ctx.to_json(), &prompty_mustache::NoPartials, &options).map_err(|e| {
+                t.render_with(&ctx.to_json(mark), &prompty_mustache::NoPartials, &options).map(unmarked).map_err(|e| {
                     let kind = match e.kind() {
                         prompty_mustache::ErrorKind::OutputLimitExceeded
                         | prompty_mustache::ErrorKind::DepthLimitExceeded
@@ -242,7 +274,7 @@ impl Engine {
             Engine::Handlebars(hb) => {
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
                 let budget = hbs::StepBudget::start(limits.steps);
-                let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(), &mut out);
+                let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(mark), &mut out);
                 let exhausted = budget.exhausted();
                 drop(budget);
                 if let Err(e) = result {
@@ -257,6 +289,7 @@ impl Engine {
                     return Err(hbs_located(Error::new(kind, message), body, at, loc));
                 }
                 String::from_utf8(out.buf)
+                    .map(unmarked)
                     .map_err(|_| Error::new(ErrorKind::TemplateRender, "rendered output is not UTF-8"))
             }
         }
@@ -281,7 +314,7 @@ impl Engine {
         let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
         start_count();
         let (out, spans) =
-            tmpl.render_with_spans(ctx.to_minijinja()).map_err(|e| jinja_error(&e, body, loc, limits))?;
+            tmpl.render_with_spans(ctx.to_minijinja(None)).map_err(|e| jinja_error(&e, body, loc, limits))?;
         if out.len() > limits.max_output {
             return Err(output_limit(limits, true));
         }

@@ -93,26 +93,57 @@ impl Default for Limits {
 }
 
 /// Text that refuses to grow past a cap: what the Jinja2 engine renders into.
-pub(crate) struct CappedString {
+///
+/// With a mark ([`crate::marks`]), the mark is taken out of the text as it is written and
+/// its places are recorded: written alone (the template's own `{{ mark }}`) or inside a
+/// longer piece (the printed output of a macro or a block that held marks). Marks do not
+/// count against the cap.
+pub(crate) struct CappedString<'m> {
     pub(crate) buf: String,
     pub(crate) cap: usize,
     pub(crate) overflowed: bool,
+    mark: Option<&'m str>,
+    /// Where the marks were in `buf`, ascending.
+    pub(crate) places: Vec<usize>,
 }
 
-impl CappedString {
-    pub(crate) fn new(cap: usize, hint: usize) -> Self {
-        Self { buf: String::with_capacity(hint.min(cap)), cap, overflowed: false }
+impl<'m> CappedString<'m> {
+    /// Text of at most `cap` bytes, with room for `hint` of them; `mark`, when given, is
+    /// recorded instead of written, with room for `marks` places.
+    pub(crate) fn new(cap: usize, hint: usize, mark: Option<&'m str>, marks: usize) -> Self {
+        Self {
+            buf: String::with_capacity(hint.min(cap)),
+            cap,
+            overflowed: false,
+            mark,
+            places: Vec::with_capacity(if mark.is_some() { marks } else { 0 }),
+        }
     }
-}
 
-impl fmt::Write for CappedString {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
+    fn push(&mut self, s: &str) -> fmt::Result {
         if self.buf.len() + s.len() > self.cap {
             self.overflowed = true;
             return Err(fmt::Error);
         }
         self.buf.push_str(s);
         Ok(())
+    }
+}
+
+impl fmt::Write for CappedString<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let Some(mark) = self.mark else { return self.push(s) };
+        if s == mark {
+            self.places.push(self.buf.len());
+            return Ok(());
+        }
+        let mut rest = s;
+        while let Some(at) = crate::marks::find_mark(rest, mark) {
+            self.push(rest.get(..at).unwrap_or_default())?;
+            self.places.push(self.buf.len());
+            rest = rest.get(at + mark.len()..).unwrap_or_default();
+        }
+        self.push(rest)
     }
 }
 
@@ -144,5 +175,34 @@ impl io::Write for CappedWriter {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+
+    use super::*;
+    use crate::marks::Mark;
+
+    /// A mark written alone or inside a longer piece is recorded, not written; another mark,
+    /// or part of one, is text; marks do not count against the cap.
+    #[test]
+    fn capped_string_takes_marks_out_as_it_writes() {
+        let mark = Mark::new(42);
+        let m = mark.as_str();
+        let other = Mark::new(43);
+        let mut out = CappedString::new(24, 0, Some(m), 1);
+        for piece in [m, "system:\n", &format!("x{m}user:{m}"), other.as_str().get(..3).unwrap_or_default()] {
+            assert!(out.write_str(piece).is_ok(), "{piece:?}");
+        }
+        assert_eq!(out.buf, "system:\nxuser:\u{e000}");
+        assert_eq!(out.places, [0, 9, 14]);
+        assert!(out.write_str("123456789").is_err());
+        assert!(out.overflowed);
+        // Without a mark, a mark is text.
+        let mut plain = CappedString::new(100, 0, None, 0);
+        assert!(plain.write_str(m).is_ok());
+        assert_eq!((plain.buf.as_str(), plain.places.len()), (m, 0));
     }
 }

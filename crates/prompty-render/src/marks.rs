@@ -40,24 +40,45 @@ pub(crate) const MARK_VAR: &str = "__prompty_mark";
 /// assistant message's `tool_calls:`.
 const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
 
-/// What a mark looks like: a private-use character, 20 decimal digits of a random `u64`,
-/// another private-use character. No case mapping, trimming or escaping changes it, and it
-/// holds no whitespace, so it never joins or splits what the split sees.
-pub(crate) fn mark_from(random: u64) -> String {
-    // `format!("\u{e000}{random:020}\u{e001}")`, without the formatting machinery.
-    let mut digits = [b'0'; 20];
-    let mut n = random;
-    for d in digits.iter_mut().rev() {
-        *d = b'0' + (n % 10) as u8;
-        n /= 10;
+/// A render's mark: a private-use character, 16 decimal digits of a random number (53 bits
+/// of it), another private-use character. No case mapping, trimming or escaping changes it,
+/// and it holds no whitespace, so it never joins or splits what the split sees. At 22 bytes
+/// it fits in a minijinja string value without an allocation.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark([u8; MARK_LEN]);
+
+/// The length of a mark in bytes: the two 3-byte characters and the digits.
+const MARK_LEN: usize = 2 * 3 + MARK_DIGITS;
+
+/// The digits of a mark.
+const MARK_DIGITS: usize = 16;
+
+impl Mark {
+    /// The mark of `random`, as `format!("\u{e000}{:016}\u{e001}", random % 10^16)` writes
+    /// it, without the formatting machinery.
+    pub(crate) fn new(random: u64) -> Mark {
+        let mut bytes = [b'0'; MARK_LEN];
+        let (open, rest) = bytes.split_at_mut(3);
+        let (digits, close) = rest.split_at_mut(MARK_DIGITS);
+        open.copy_from_slice(MARK_OPEN_UTF8.as_bytes());
+        close.copy_from_slice(MARK_CLOSE_UTF8.as_bytes());
+        let mut n = random;
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        Mark(bytes)
     }
-    let mut s = String::with_capacity(26);
-    s.push_str(MARK_OPEN_UTF8);
-    // ASCII digits are always UTF-8.
-    s.push_str(std::str::from_utf8(&digits).unwrap_or_default());
-    s.push('\u{e001}');
-    s
+
+    /// The mark as text.
+    pub(crate) fn as_str(&self) -> &str {
+        // Two whole characters around ASCII digits: always UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
+
+/// The last character of every mark.
+const MARK_CLOSE_UTF8: &str = "\u{e001}";
 
 /// The first character of every mark.
 const MARK_OPEN_UTF8: &str = "\u{e000}";
@@ -654,29 +675,39 @@ fn end_of_tag(b: &[u8], mut i: usize, close: &[u8]) -> usize {
     b.len()
 }
 
-/// The rendered text without its marks, and where each mark was (offsets in the returned
-/// text, ascending: the mark stood right before that byte).
+/// `text` without the marks `mark`, and where each was (offsets in the returned text,
+/// ascending: the mark stood right before that byte). Jinja renders into a
+/// [`CappedString`](crate::limits::CappedString) that does this as it writes; the other
+/// engines render into strings of their own.
+#[cfg(any(feature = "mustache", feature = "handlebars", test))]
 pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
     let mut clean = String::with_capacity(text.len());
     let mut places = Vec::new();
-    let mut from = 0;
-    let mut scan = 0;
-    // A search for the first byte of the mark's first character (a SIMD memchr) is far
-    // faster than a substring search; the mark is compared where that byte appears.
-    let first = MARK_OPEN_UTF8.as_bytes().first().copied().unwrap_or_default();
-    while let Some(k) = memchr::memchr(first, text.as_bytes().get(scan..).unwrap_or_default()) {
-        let at = scan + k;
-        if text.get(at..).is_some_and(|s| s.starts_with(mark)) {
-            clean.push_str(text.get(from..at).unwrap_or(""));
-            places.push(clean.len());
-            from = at + mark.len();
-            scan = from;
-        } else {
-            scan = at + 1;
-        }
+    let mut rest = text;
+    while let Some(at) = find_mark(rest, mark) {
+        clean.push_str(rest.get(..at).unwrap_or_default());
+        places.push(clean.len());
+        rest = rest.get(at + mark.len()..).unwrap_or_default();
     }
-    clean.push_str(text.get(from..).unwrap_or(""));
+    clean.push_str(rest);
     (clean, places)
+}
+
+/// Where the first `mark` in `text` starts. A search for the first byte of the mark's first
+/// character (a SIMD memchr) is far faster than a substring search; the mark is compared
+/// where that byte appears.
+pub(crate) fn find_mark(text: &str, mark: &str) -> Option<usize> {
+    let first = MARK_OPEN_UTF8.as_bytes().first().copied().unwrap_or_default();
+    let bytes = text.as_bytes();
+    let mut scan = 0;
+    while let Some(k) = memchr::memchr(first, bytes.get(scan..)?) {
+        let at = scan + k;
+        if bytes.get(at..).is_some_and(|s| s.starts_with(mark.as_bytes())) {
+            return Some(at);
+        }
+        scan = at + 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -684,9 +715,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn marks_are_twenty_padded_digits_between_private_use_characters() {
-        for n in [0, 7, 1_234_567_890, u64::MAX] {
-            assert_eq!(mark_from(n), format!("{MARK_OPEN_UTF8}{n:020}\u{e001}"));
+    fn marks_are_sixteen_padded_digits_between_private_use_characters() {
+        for n in [0, 7, 1_234_567_890, 9_999_999_999_999_999, 10_000_000_000_000_000, u64::MAX] {
+            let digits = n % 10_000_000_000_000_000;
+            assert_eq!(Mark::new(n).as_str(), format!("{MARK_OPEN_UTF8}{digits:016}\u{e001}"));
+            assert_eq!(Mark::new(n).as_str().len(), MARK_LEN);
         }
     }
 
@@ -718,14 +751,16 @@ mod tests {
 
     #[test]
     fn strip_marks_records_places() {
-        let m = mark_from(7);
-        let (clean, places) = strip_marks(&format!("{m}system:\nx {m}content:"), &m);
+        let m = Mark::new(7);
+        let m = m.as_str();
+        let (clean, places) = strip_marks(&format!("{m}system:\nx {m}content:"), m);
         assert_eq!(clean, "system:\nx content:");
         assert_eq!(places, [0, 10]);
         // Another mark, or the start of one, is text.
-        let other = mark_from(8);
+        let other = Mark::new(8);
+        let other = other.as_str();
         let text = format!("\u{e000}{other}{m}user:\u{e000}");
-        let (clean, places) = strip_marks(&text, &m);
+        let (clean, places) = strip_marks(&text, m);
         assert_eq!(clean, format!("\u{e000}{other}user:\u{e000}"));
         assert_eq!(places, [3 + other.len()]);
     }

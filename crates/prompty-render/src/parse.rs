@@ -116,7 +116,7 @@ fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
 /// else the one sharing the most text with it and the line breaks `around` it.
 fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
     let found = line.trim();
-    let culprit = inputs.entries.iter().find(|(_, v)| value_contains(v, found)).map(|(k, _)| k.to_string());
+    let culprit = inputs.iter().find(|(_, v)| value_contains(v, found)).map(|(k, _)| k.to_string());
     let needle = one_line(found);
     match culprit.map(|c| (c, true)).or_else(|| crate::promptflow::blame(around, inputs).map(|(c, _)| (c, false))) {
         Some((name, true)) => Error::new(

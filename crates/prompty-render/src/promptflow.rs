@@ -375,10 +375,7 @@ fn content_inside(body: &str, start: usize, end: usize) -> Option<(usize, usize)
 /// it (a value that ends with its start, starts with its end, or lies inside it).
 pub(crate) fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
     let mut best: Option<(usize, &str)> = None;
-    for (name, value) in &inputs.entries {
-        if name == crate::marks::MARK_VAR {
-            continue;
-        }
+    for (name, value) in inputs.iter() {
         let score = overlap(value, needle);
         if score > 0 && best.is_none_or(|(s, _)| score > s) {
             best = Some((score, name));
@@ -555,8 +552,8 @@ impl Escapes {
     /// Escapes role words in the top-level string inputs, in place.
     pub(crate) fn escape(inputs: &mut Context<'_>) -> Result<Escapes, Error> {
         let mut words: Vec<String> = Vec::new();
-        for (_, v) in &inputs.entries {
-            if let Value::String(s) = v.as_ref() {
+        for (_, v) in inputs.iter() {
+            if let Value::String(s) = v {
                 for w in role_words(s) {
                     if !words.iter().any(|x| x == w) {
                         words.push(w.to_owned());
@@ -571,18 +568,22 @@ impl Escapes {
         if pairs.is_empty() {
             return Ok(Escapes { pairs });
         }
-        for (_, v) in &mut inputs.entries {
-            let Value::String(s) = v.as_ref() else { continue };
+        let mut escaped = Vec::new();
+        for (name, v) in inputs.iter() {
+            let Value::String(s) = v else { continue };
             if !pairs.iter().any(|(_, word)| s.contains(word.as_str())) {
                 continue;
             }
-            let mut escaped = s.clone();
+            let mut text = s.clone();
             for (key, word) in &pairs {
-                if escaped.contains(word.as_str()) {
-                    escaped = escaped.replace(word.as_str(), key);
+                if text.contains(word.as_str()) {
+                    text = text.replace(word.as_str(), key);
                 }
             }
-            *v = std::borrow::Cow::Owned(Value::String(escaped));
+            escaped.push((name, Value::String(text)));
+        }
+        for (name, text) in escaped {
+            inputs.set(name, text);
         }
         Ok(Escapes { pairs })
     }

@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::marks::{MARK_VAR, compile_marked, mark_from, strip_marks};
+use crate::marks::{MARK_VAR, Mark, compile_marked};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
@@ -64,8 +64,8 @@ pub struct Renderer {
     body: String,
     engine: Engine,
     strict: bool,
-    /// Whether the compiled template holds marks (differs from the prompt's template).
-    rewritten: bool,
+    /// How many marks the compiled template holds (0: it is the prompt's template).
+    marks: usize,
     /// Whether role-line starts and line breaks carry marks too.
     line_marks: bool,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
@@ -104,12 +104,12 @@ impl Renderer {
             .then(|| markdown_image_prepass(&instructions))
             .flatten();
         let instructions = prepassed.clone().unwrap_or(instructions);
-        let (body, engine, rewritten, line_marks) = if profile == Profile::Promptflow || strict {
+        let (body, engine, marks, line_marks) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks > 0, marked.lines)
+            (marked.body, marked.engine, marked.marks, marked.lines)
         } else {
             let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
-            (instructions, engine, false, false)
+            (instructions, engine, 0, false)
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
@@ -122,7 +122,7 @@ impl Renderer {
             body,
             engine,
             strict,
-            rewritten,
+            marks,
             line_marks,
             plain,
             prepassed,
@@ -174,10 +174,8 @@ impl Renderer {
         match self.profile {
             Profile::Spec if self.strict => {
                 // Every role line must carry this render's mark.
-                let mark = mark_from(random_u64()?);
-                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
-                let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                let (text, marks) = strip_marks(&text, &mark);
+                let mark = Mark::new(random_u64()?);
+                let (text, marks) = self.render_marked(&ctx, &mark)?;
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
                 let messages =
@@ -196,10 +194,8 @@ impl Renderer {
                 // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must carry this render's mark.
-                let mark = mark_from(random_u64()?);
-                ctx.set_static(MARK_VAR, Value::String(mark.clone()));
-                let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                let (text, marks) = strip_marks(&text, &mark);
+                let mark = Mark::new(random_u64()?);
+                let (text, marks) = self.render_marked(&ctx, &mark)?;
                 let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
                 apply_images(&mut messages, &images);
@@ -207,6 +203,12 @@ impl Renderer {
                 Ok(messages)
             }
         }
+    }
+
+    /// Renders the compiled template with `mark`: the text without the marks, and where
+    /// they were.
+    fn render_marked(&self, ctx: &Context<'_>, mark: &Mark) -> Result<(String, Vec<usize>), Error> {
+        self.engine.render_marked(ctx, mark.as_str(), self.marks, &self.limits, &self.body, &self.location)
     }
 
     /// Renders a Jinja template into provenance segments: literal template text and
@@ -287,7 +289,7 @@ impl Renderer {
 
     fn plain_engine(&self) -> Result<&Engine, Error> {
         // Without nonces or marks the compiled body is the plain body.
-        if !self.rewritten {
+        if self.marks == 0 {
             return Ok(&self.engine);
         }
         let compiled = self.plain.get_or_init(|| {
@@ -313,9 +315,8 @@ impl Renderer {
     fn promptflow_images(&self, ctx: &mut Context<'_>, placeholders: bool) -> Result<Vec<PfImage>, Error> {
         let mut images = Vec::new();
         let found: Vec<(String, String, String)> = ctx
-            .entries
             .iter()
-            .filter_map(|(name, v)| match v.as_ref() {
+            .filter_map(|(name, v)| match v {
                 Value::String(s) if s.starts_with("data:image/") => Some((name, s)),
                 _ => None,
             })
@@ -379,13 +380,13 @@ const RESERVED: [&str; 2] = [MARK_VAR, NONCE_VAR];
 
 /// Refuses inputs that use a [`RESERVED`] name.
 fn check_reserved(ctx: &Context<'_>) -> Result<(), Error> {
-    for (name, value) in &ctx.entries {
-        if RESERVED.contains(&name.as_ref()) {
+    for (name, value) in ctx.iter() {
+        if RESERVED.contains(&name) {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
                 format!("input `{name}`: the name is reserved for the renderer's own marks; rename the input"),
             )
-            .with_input(name.as_ref()));
+            .with_input(name));
         }
         if let Some(key) = reserved_key(value) {
             return Err(Error::new(
@@ -394,7 +395,7 @@ fn check_reserved(ctx: &Context<'_>) -> Result<(), Error> {
                     "input `{name}` holds the key `{key}`, which is reserved for the renderer's own marks; rename the key"
                 ),
             )
-            .with_input(name.as_ref()));
+            .with_input(name));
         }
     }
     Ok(())
