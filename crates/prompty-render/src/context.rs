@@ -58,12 +58,8 @@ impl<'a> Context<'a> {
     /// one: each value converted once, looked up by name without hashing (a context holds a
     /// handful of names).
     pub(crate) fn to_minijinja(&self, mark: Option<&str>) -> minijinja::Value {
-        let mut pairs = Vec::with_capacity(self.len() + 1);
-        pairs.extend(self.iter().map(|(k, v)| (minijinja::Value::from(k), jinja_value(v))));
-        if let Some(mark) = mark {
-            pairs.push((minijinja::Value::from(MARK_VAR), minijinja::Value::from(mark)));
-        }
-        minijinja::Value::from_object(Root(pairs))
+        let pairs = self.iter().map(|(k, v)| (minijinja::Value::from(k), jinja_value(v))).collect();
+        minijinja::Value::from_object(Root { mark: mark.map(minijinja::Value::from), pairs })
     }
 
     /// The context as a JSON object (for the Mustache and Handlebars engines), with the
@@ -81,9 +77,13 @@ impl<'a> Context<'a> {
     }
 }
 
-/// The variables of a render: names (distinct, as [`Context::set`] keeps them) and values.
+/// The variables of a render: the mark, read once per marked role line and label, and the
+/// inputs' names (distinct) and values.
 #[derive(Debug)]
-struct Root(Vec<(minijinja::Value, minijinja::Value)>);
+struct Root {
+    mark: Option<minijinja::Value>,
+    pairs: Vec<(minijinja::Value, minijinja::Value)>,
+}
 
 impl minijinja::value::Object for Root {
     fn get_value(self: &Arc<Self>, key: &minijinja::Value) -> Option<minijinja::Value> {
@@ -91,11 +91,15 @@ impl minijinja::value::Object for Root {
     }
 
     fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<minijinja::Value> {
-        self.0.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v.clone())
+        if let (Some(mark), MARK_VAR) = (&self.mark, key) {
+            return Some(mark.clone());
+        }
+        self.pairs.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v.clone())
     }
 
     fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
-        minijinja::value::Enumerator::Values(self.0.iter().map(|(k, _)| k.clone()).collect())
+        let mark = self.mark.as_ref().map(|_| minijinja::Value::from(MARK_VAR));
+        minijinja::value::Enumerator::Values(self.pairs.iter().map(|(k, _)| k.clone()).chain(mark).collect())
     }
 }
 

@@ -19,7 +19,7 @@ use crate::hbs;
 use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Limits};
 use crate::nesting::TooDeep;
-use crate::{growth, jinja_compat, nesting, pyrepr};
+use crate::{growth, jinja_compat, marks, nesting, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -518,7 +518,7 @@ fn budgeted_format(
             return Err(refused());
         }
         WRITTEN.set(written + s.len());
-        return out.write_str(s).map_err(minijinja::Error::from);
+        return write_marks_apart(out, s).map_err(minijinja::Error::from);
     }
     if !may_fit(value, &mut left.clone()) {
         return Err(refused());
@@ -531,6 +531,33 @@ fn budgeted_format(
         Err(_) if w.over => Err(refused()),
         Err(e) => Err(minijinja::Error::from(e)),
     }
+}
+
+/// Writes `s` with each mark-shaped piece in a write of its own, where the render's
+/// [`CappedString`] recognizes its own marks (in a macro's or block's capture, the pieces
+/// join again).
+fn write_marks_apart(out: &mut Output<'_>, s: &str) -> fmt::Result {
+    let bytes = s.as_bytes();
+    let Some(mut scan) = marks::next_mark_start(bytes, 0) else { return out.write_str(s) };
+    let mut from = 0;
+    loop {
+        if marks::mark_shaped_at(bytes, scan) {
+            let end = scan + marks::MARK_LEN;
+            if scan > from {
+                out.write_str(s.get(from..scan).unwrap_or_default())?;
+            }
+            out.write_str(s.get(scan..end).unwrap_or_default())?;
+            from = end;
+            scan = end;
+        } else {
+            scan += 1;
+        }
+        match marks::next_mark_start(bytes, scan) {
+            Some(next) => scan = next,
+            None => break,
+        }
+    }
+    out.write_str(s.get(from..).unwrap_or_default())
 }
 
 /// Whether `value` can print in `left` bytes, as far as counting tells: every item of a

@@ -94,10 +94,10 @@ impl Default for Limits {
 
 /// Text that refuses to grow past a cap: what the Jinja2 engine renders into.
 ///
-/// With a mark ([`crate::marks`]), the mark is taken out of the text as it is written and
-/// its places are recorded: written alone (the template's own `{{ mark }}`) or inside a
-/// longer piece (the printed output of a macro or a block that held marks). Marks do not
-/// count against the cap.
+/// With a mark ([`crate::marks`]), a write of the mark is recorded instead of written: the
+/// formatter writes every mark-shaped piece of a value on its own (the template's own
+/// `{{ mark }}`, or the marks inside a macro's or block's output), and the template's text
+/// holds none. Marks do not count against the cap.
 pub(crate) struct CappedString<'m> {
     pub(crate) buf: String,
     pub(crate) cap: usize,
@@ -132,18 +132,11 @@ impl<'m> CappedString<'m> {
 
 impl fmt::Write for CappedString<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let Some(mark) = self.mark else { return self.push(s) };
-        if s == mark {
+        if self.mark == Some(s) {
             self.places.push(self.buf.len());
             return Ok(());
         }
-        let mut rest = s;
-        while let Some(at) = crate::marks::find_mark(rest, mark) {
-            self.push(rest.get(..at).unwrap_or_default())?;
-            self.places.push(self.buf.len());
-            rest = rest.get(at + mark.len()..).unwrap_or_default();
-        }
-        self.push(rest)
+        self.push(s)
     }
 }
 
@@ -185,19 +178,21 @@ mod tests {
     use super::*;
     use crate::marks::Mark;
 
-    /// A mark written alone or inside a longer piece is recorded, not written; another mark,
-    /// or part of one, is text; marks do not count against the cap.
+    /// A mark written on its own is recorded, not written; inside a longer piece, or another
+    /// render's mark, it is text; marks do not count against the cap.
     #[test]
     fn capped_string_takes_marks_out_as_it_writes() {
         let mark = Mark::new(42);
         let m = mark.as_str();
         let other = Mark::new(43);
-        let mut out = CappedString::new(24, 0, Some(m), 1);
-        for piece in [m, "system:\n", &format!("x{m}user:{m}"), other.as_str().get(..3).unwrap_or_default()] {
+        let mut out = CappedString::new(60, 0, Some(m), 1);
+        for piece in [m, "system:\n", m, "x", other.as_str()] {
             assert!(out.write_str(piece).is_ok(), "{piece:?}");
         }
-        assert_eq!(out.buf, "system:\nxuser:\u{e000}");
-        assert_eq!(out.places, [0, 9, 14]);
+        assert_eq!(out.buf, format!("system:\nx{}", other.as_str()));
+        assert_eq!(out.places, [0, 8]);
+        assert!(out.write_str(&format!("{m}user:")).is_ok());
+        assert_eq!(out.places, [0, 8]);
         assert!(out.write_str("123456789").is_err());
         assert!(out.overflowed);
         // Without a mark, a mark is text.

@@ -40,48 +40,70 @@ pub(crate) const MARK_VAR: &str = "__prompty_mark";
 /// assistant message's `tool_calls:`.
 const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
 
-/// A render's mark: a private-use character, 16 decimal digits of a random number (53 bits
-/// of it), another private-use character. No case mapping, trimming or escaping changes it,
-/// and it holds no whitespace, so it never joins or splits what the split sees. At 22 bytes
-/// it fits in a minijinja string value without an allocation.
+/// A render's mark: STX (`\x02`), the 20 decimal digits of a random `u64`, ETX (`\x03`).
+/// No case mapping, trimming or escaping changes it (neither control character is
+/// whitespace to Python or Rust, nor a line break to `str.splitlines`), and it holds no
+/// whitespace, so it never joins or splits what the split sees. At 22 ASCII bytes it fits
+/// in a minijinja string value without an allocation.
 #[derive(Clone, Copy)]
 pub(crate) struct Mark([u8; MARK_LEN]);
 
-/// The length of a mark in bytes: the two 3-byte characters and the digits.
-const MARK_LEN: usize = 2 * 3 + MARK_DIGITS;
+/// The length of a mark in bytes.
+pub(crate) const MARK_LEN: usize = 1 + 20 + 1;
 
-/// The digits of a mark.
-const MARK_DIGITS: usize = 16;
+/// The first byte of every mark.
+const MARK_OPEN: u8 = 0x02;
+
+/// The last byte of every mark.
+const MARK_CLOSE: u8 = 0x03;
+
+/// `"00"` to `"99"`.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
 
 impl Mark {
-    /// The mark of `random`, as `format!("\u{e000}{:016}\u{e001}", random % 10^16)` writes
-    /// it, without the formatting machinery.
+    /// The mark of `random`, as `format!("\x02{random:020}\x03")` writes it, without the
+    /// formatting machinery.
     pub(crate) fn new(random: u64) -> Mark {
-        let mut bytes = [b'0'; MARK_LEN];
-        let (open, rest) = bytes.split_at_mut(3);
-        let (digits, close) = rest.split_at_mut(MARK_DIGITS);
-        open.copy_from_slice(MARK_OPEN_UTF8.as_bytes());
-        close.copy_from_slice(MARK_CLOSE_UTF8.as_bytes());
+        let mut bytes = [MARK_OPEN; MARK_LEN];
         let mut n = random;
-        for d in digits.iter_mut().rev() {
-            *d = b'0' + (n % 10) as u8;
-            n /= 10;
+        // Two digits at a time, from the last pair (bytes 19 and 20) to the first.
+        for pair in bytes.get_mut(1..MARK_LEN - 1).unwrap_or_default().rchunks_exact_mut(2) {
+            let k = (n % 100) as usize * 2;
+            pair.copy_from_slice(DIGIT_PAIRS.get(k..k + 2).unwrap_or(b"00"));
+            n /= 100;
+        }
+        if let Some(last) = bytes.last_mut() {
+            *last = MARK_CLOSE;
         }
         Mark(bytes)
     }
 
     /// The mark as text.
     pub(crate) fn as_str(&self) -> &str {
-        // Two whole characters around ASCII digits: always UTF-8.
+        // ASCII: always UTF-8.
         std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
 
-/// The last character of every mark.
-const MARK_CLOSE_UTF8: &str = "\u{e001}";
+/// Whether `text` at `at` looks like a mark (of any render): what the Jinja formatter writes
+/// apart, so that the writer can recognize the render's own.
+pub(crate) fn mark_shaped_at(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at..at + MARK_LEN).is_some_and(|m| {
+        m.first() == Some(&MARK_OPEN)
+            && m.last() == Some(&MARK_CLOSE)
+            && m.get(1..MARK_LEN - 1).is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    })
+}
 
-/// The first character of every mark.
-const MARK_OPEN_UTF8: &str = "\u{e000}";
+/// Where the next byte that may start a mark is in `bytes`, from `from`.
+pub(crate) fn next_mark_start(bytes: &[u8], from: usize) -> Option<usize> {
+    memchr::memchr(MARK_OPEN, bytes.get(from..)?).map(|k| from + k)
+}
 
 /// The template compiled for prepare, with its marks.
 pub(crate) struct Marked {
@@ -693,15 +715,13 @@ pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
     (clean, places)
 }
 
-/// Where the first `mark` in `text` starts. A search for the first byte of the mark's first
-/// character (a SIMD memchr) is far faster than a substring search; the mark is compared
-/// where that byte appears.
-pub(crate) fn find_mark(text: &str, mark: &str) -> Option<usize> {
-    let first = MARK_OPEN_UTF8.as_bytes().first().copied().unwrap_or_default();
+/// Where the first `mark` in `text` starts. A search for the mark's first byte (a SIMD
+/// memchr) is far faster than a substring search; the mark is compared where it appears.
+#[cfg(any(feature = "mustache", feature = "handlebars", test))]
+fn find_mark(text: &str, mark: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut scan = 0;
-    while let Some(k) = memchr::memchr(first, bytes.get(scan..)?) {
-        let at = scan + k;
+    while let Some(at) = next_mark_start(bytes, scan) {
         if bytes.get(at..).is_some_and(|s| s.starts_with(mark.as_bytes())) {
             return Some(at);
         }
@@ -715,11 +735,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn marks_are_sixteen_padded_digits_between_private_use_characters() {
-        for n in [0, 7, 1_234_567_890, 9_999_999_999_999_999, 10_000_000_000_000_000, u64::MAX] {
-            let digits = n % 10_000_000_000_000_000;
-            assert_eq!(Mark::new(n).as_str(), format!("{MARK_OPEN_UTF8}{digits:016}\u{e001}"));
-            assert_eq!(Mark::new(n).as_str().len(), MARK_LEN);
+    fn marks_are_twenty_padded_digits_between_control_characters() {
+        for n in [0, 7, 10, 99, 100, 1_234_567_890, 10_000_000_000_000_000_000, u64::MAX] {
+            let mark = Mark::new(n);
+            assert_eq!(mark.as_str(), format!("\x02{n:020}\x03"));
+            assert!(mark_shaped_at(mark.as_str().as_bytes(), 0));
+            assert!(!mark_shaped_at(mark.as_str().get(1..).unwrap_or_default().as_bytes(), 0));
         }
     }
 
@@ -759,9 +780,9 @@ mod tests {
         // Another mark, or the start of one, is text.
         let other = Mark::new(8);
         let other = other.as_str();
-        let text = format!("\u{e000}{other}{m}user:\u{e000}");
+        let text = format!("\x02{other}{m}user:\x02");
         let (clean, places) = strip_marks(&text, m);
-        assert_eq!(clean, format!("\u{e000}{other}user:\u{e000}"));
-        assert_eq!(places, [3 + other.len()]);
+        assert_eq!(clean, format!("\x02{other}user:\x02"));
+        assert_eq!(places, [1 + other.len()]);
     }
 }

@@ -198,7 +198,7 @@ pub(crate) fn case(src: &mut impl Source) -> Case {
         let key = src.pick(&["__prompty_mark", "__prompty_nonce"]);
         let at = src.below(items.len());
         if let Some(Value::Object(item)) = items.get_mut(at) {
-            item.insert(key.to_owned(), json!("\u{e000}00000000000000000000\u{e001}"));
+            item.insert(key.to_owned(), json!("\x0200000000000000000000\x03"));
         }
     }
     let hostile: Map<String, Value> = [

@@ -65,7 +65,7 @@ const TOKENS: &[&str] = &[
     "tool_call_id",
     "\u{3000}",
     "\u{1f}",
-    "\u{e000}00000000000000000000\u{e001}",
+    "\x0200000000000000000000\x03",
     "__PROMPTY_THREAD_deadbeef_q__",
     "{{ q }}",
     "x",
