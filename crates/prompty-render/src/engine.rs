@@ -502,7 +502,8 @@ fn budgeted_format(
     value: &JinjaValue,
     max_output: usize,
 ) -> Result<(), minijinja::Error> {
-    if matches!(value.kind(), ValueKind::Invalid) {
+    let kind = value.kind();
+    if kind == ValueKind::Invalid {
         return pyrepr::formatter(out, state, value);
     }
     let written = WRITTEN.get();
@@ -511,7 +512,7 @@ fn budgeted_format(
         minijinja::Error::new(JinjaErrorKind::InvalidOperation, "the output limit was reached").with_source(OutputCap)
     };
     // A string prints as itself: the common case, written at once.
-    if value.kind() == ValueKind::String
+    if kind == ValueKind::String
         && let Some(s) = value.as_str()
     {
         if s.len() > left {
@@ -537,6 +538,10 @@ fn budgeted_format(
 /// [`CappedString`] recognizes its own marks (in a macro's or block's capture, the pieces
 /// join again).
 fn write_marks_apart(out: &mut Output<'_>, s: &str) -> fmt::Result {
+    // A string a mark's length is one piece whatever it holds (the template's `{{ mark }}`).
+    if s.len() <= marks::MARK_LEN {
+        return out.write_str(s);
+    }
     let bytes = s.as_bytes();
     let Some(mut scan) = marks::next_mark_start(bytes, 0) else { return out.write_str(s) };
     let mut from = 0;

@@ -74,7 +74,7 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
             let content = text.get(body_start..pos.saturating_sub(1).max(body_start)).unwrap_or("");
             if let Some(r) = role {
                 messages.push(make(r, content, std::mem::take(&mut metadata)));
-            } else if pending_pre && !content.trim_matches('\n').is_empty() {
+            } else if pending_pre && !trim_newlines(content).is_empty() {
                 messages.push(make("system", content, Map::new()));
             }
             pending_pre = false;
@@ -92,7 +92,7 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
     let content = text.get(body_start..).unwrap_or("");
     match role {
         Some(r) => messages.push(make(r, content, metadata)),
-        None if !content.trim_matches('\n').is_empty() || messages.is_empty() => {
+        None if !trim_newlines(content).is_empty() || messages.is_empty() => {
             messages.push(make("system", content, Map::new()));
         }
         None => {}
@@ -104,12 +104,16 @@ fn memchr_newline(text: &str, from: usize) -> Option<usize> {
     memchr::memchr(b'\n', text.as_bytes().get(from..)?).map(|i| from + i)
 }
 
+/// `s` without leading and trailing `\n` (`trim_matches('\n')`, byte by byte).
+fn trim_newlines(s: &str) -> &str {
+    let b = s.as_bytes();
+    let start = b.iter().position(|&c| c != b'\n').unwrap_or(b.len());
+    let end = b.iter().rposition(|&c| c != b'\n').map_or(start, |k| k + 1);
+    s.get(start..end).unwrap_or_default()
+}
+
 fn make(role: &str, content: &str, metadata: Map<String, Value>) -> Message {
-    Message {
-        role: role.to_owned(),
-        content: vec![Part::Text { value: content.trim_matches('\n').to_owned() }],
-        metadata,
-    }
+    Message { role: role.to_owned(), content: vec![Part::Text { value: trim_newlines(content).to_owned() }], metadata }
 }
 
 /// Names the input whose value carries the forged role line `line`: the one containing it,
@@ -503,5 +507,12 @@ mod tests {
         assert!(expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one).is_ok());
         let e = expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one - 1).expect_err("capped");
         assert_eq!(e.kind(), ErrorKind::Limit);
+    }
+
+    #[test]
+    fn trim_newlines_is_trim_matches_newline() {
+        for s in ["", "\n", "\n\n", "a", "\na\n", "\n\r\na b\n\n", " \n", "é\n✓", "\n\n\u{2028}\n"] {
+            assert_eq!(trim_newlines(s), s.trim_matches('\n'), "{s:?}");
+        }
     }
 }
