@@ -17,12 +17,21 @@ use crate::pyrepr::{py_space, py_strip};
 /// Roles the promptflow profile splits on.
 pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
 
+/// Where the run of Python whitespace from `i` ends.
 fn skip_space(text: &str, mut i: usize) -> usize {
-    while let Some(c) = text.get(i..).and_then(|s| s.chars().next()) {
-        if !py_space(c) {
-            break;
+    let bytes = text.as_bytes();
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            if !py_space(char::from(b)) {
+                break;
+            }
+            i += 1;
+        } else {
+            match text.get(i..).and_then(|s| s.chars().next()) {
+                Some(c) if py_space(c) => i += c.len_utf8(),
+                _ => break,
+            }
         }
-        i += c.len_utf8();
     }
     i
 }
@@ -83,11 +92,17 @@ struct Chunk<'a> {
 
 /// `re.split` with the separator: the text before the first separator, then the chunks.
 fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
-    let mut parts: Vec<(usize, usize, usize, &str)> = Vec::new();
+    let mut chunks: Vec<Chunk<'_>> = Vec::new();
+    let mut pre_end = text.len();
     let mut line_start = 0usize;
     while line_start <= text.len() {
         if let Some((end, word_at, word)) = separator_at(text, line_start) {
-            parts.push((line_start, end, word_at, word));
+            // The previous chunk's body ends where this separator starts.
+            match chunks.last_mut() {
+                Some(last) => last.body = text.get(last.body_at..line_start).unwrap_or(""),
+                None => pre_end = line_start,
+            }
+            chunks.push(Chunk { word, word_at, body_at: end, body: "" });
             line_start = end;
             continue;
         }
@@ -96,16 +111,10 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
             None => break,
         }
     }
-    let pre = text.get(..parts.first().map_or(text.len(), |p| p.0)).unwrap_or("");
-    let chunks = parts
-        .iter()
-        .enumerate()
-        .map(|(k, &(_, end, word_at, word))| {
-            let body_end = parts.get(k + 1).map_or(text.len(), |p| p.0);
-            Chunk { word, word_at, body_at: end, body: text.get(end..body_end).unwrap_or("") }
-        })
-        .collect();
-    (pre, chunks)
+    if let Some(last) = chunks.last_mut() {
+        last.body = text.get(last.body_at..).unwrap_or("");
+    }
+    (text.get(..pre_end).unwrap_or(""), chunks)
 }
 
 /// Where the template's own role words, labels, role-line starts and line breaks are in

@@ -48,8 +48,9 @@ pub const UNICODE_VERSION: &str = "14.0.0";
 
 /// Python's `str.isspace()` for one character: Unicode whitespace plus the ASCII
 /// separators 0x1C-0x1F.
+#[inline]
 pub fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+    if c.is_ascii() { matches!(c, '\t'..='\r' | '\u{1c}'..='\u{1f}' | ' ') } else { c.is_whitespace() }
 }
 
 /// Python's `str.strip()` without arguments.
@@ -149,6 +150,15 @@ pub fn py_bool(b: bool) -> &'static str {
 mod tests {
     use super::printable::NON_PRINTABLE_BOUNDS;
     use super::*;
+
+    /// Python's `str.isspace()`: Unicode White_Space, plus the four information separators
+    /// U+001C to U+001F; the ASCII shortcut agrees with it on every character.
+    #[test]
+    fn py_space_is_white_space_and_the_separators() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            assert_eq!(py_space(c), c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c), "{c:?}");
+        }
+    }
     use prompty_test_support::cpython::{golden, pair, parse_bits, report, section, untag_floats};
     use serde_json::json;
 
