@@ -18,6 +18,7 @@ use crate::pyrepr::{py_space, py_strip};
 pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
 
 /// Where the run of Python whitespace from `i` ends.
+#[inline]
 fn skip_space(text: &str, mut i: usize) -> usize {
     let bytes = text.as_bytes();
     while let Some(&b) = bytes.get(i) {
@@ -63,11 +64,11 @@ fn separator_at(text: &str, start: usize) -> Option<(usize, usize, &str)> {
     }
     i = skip_space(text, i);
     let rest = text.get(i..)?;
-    let role_len = PROMPTFLOW_ROLES
-        .iter()
-        .find(|r| rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)))
-        .map(|r| r.len())?;
-    let word = rest.get(..role_len)?;
+    // The roles' first letters differ: the first letter picks the one role to compare.
+    let first = rest.as_bytes().first()?.to_ascii_lowercase();
+    let role = PROMPTFLOW_ROLES.iter().find(|r| r.as_bytes().first() == Some(&first))?;
+    let role_len = role.len();
+    let word = rest.get(..role_len).filter(|w| w.eq_ignore_ascii_case(role))?;
     let word_at = i;
     i = skip_space(text, i + role_len);
     if !text.get(i..)?.starts_with(':') {

@@ -314,6 +314,9 @@ impl Renderer {
     /// or by the `Image(...)` text promptflow prints for it.
     fn promptflow_images(&self, ctx: &mut Context<'_>, placeholders: bool) -> Result<Vec<PfImage>, Error> {
         let mut images = Vec::new();
+        if !ctx.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.starts_with("data:image/"))) {
+            return Ok(images);
+        }
         let found: Vec<(String, String, String)> = ctx
             .iter()
             .filter_map(|(name, v)| match v {

@@ -55,7 +55,12 @@ pub fn py_space(c: char) -> bool {
 
 /// Python's `str.strip()` without arguments.
 pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_space)
+    // ASCII ends byte by byte, then any other whitespace character by character.
+    let ascii_space = |b: &u8| b.is_ascii() && py_space(char::from(*b));
+    let start = s.bytes().position(|b| !ascii_space(&b)).unwrap_or(s.len());
+    let s = s.get(start..).unwrap_or_default().trim_start_matches(py_space);
+    let end = s.as_bytes().iter().rposition(|b| !ascii_space(b)).map_or(0, |k| k + 1);
+    s.get(..end).unwrap_or_default().trim_end_matches(py_space)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,6 +158,14 @@ mod tests {
 
     /// Python's `str.isspace()`: Unicode White_Space, plus the four information separators
     /// U+001C to U+001F; the ASCII shortcut agrees with it on every character.
+    #[test]
+    fn py_strip_is_trim_matches_py_space() {
+        for s in ["", " ", "a", " a ", "\t\n a b \r\n", "\u{a0} a\u{2028}", " \u{3000}x\u{1c} ", "é", " é ", "\u{85}"]
+        {
+            assert_eq!(py_strip(s), s.trim_matches(py_space), "{s:?}");
+        }
+    }
+
     #[test]
     fn py_space_is_white_space_and_the_separators() {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
