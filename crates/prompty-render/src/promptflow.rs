@@ -37,49 +37,62 @@ fn skip_space(text: &str, mut i: usize) -> usize {
     i
 }
 
-/// Whether a separator may start at `start`: after ASCII blanks, the first byte must be `#`,
-/// the first letter of a role word, or a byte the exact scan has to look at (non-ASCII, which
-/// may be Unicode whitespace, and the separators 0x1C-0x1F). Most lines fail here.
-fn may_start_separator(bytes: &[u8], start: usize) -> bool {
-    let rest = bytes.get(start..).unwrap_or_default();
-    let first = rest.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
-    match first {
-        None => false,
-        Some(b) => {
-            matches!(b.to_ascii_lowercase(), b'#' | b's' | b'u' | b'a' | b'f' | b't')
-                || *b >= 0x80
-                || (0x1c..=0x1f).contains(b)
+/// Where the run of Python whitespace that ends at `i` starts, not before `from`.
+fn skip_space_back(text: &str, mut i: usize, from: usize) -> usize {
+    let bytes = text.as_bytes();
+    while i > from {
+        let Some(&b) = bytes.get(i - 1) else { break };
+        if b.is_ascii() {
+            if !py_space(char::from(b)) {
+                break;
+            }
+            i -= 1;
+        } else {
+            match text.get(..i).and_then(|s| s.chars().next_back()) {
+                Some(c) if py_space(c) && i - c.len_utf8() >= from => i -= c.len_utf8(),
+                _ => break,
+            }
         }
     }
+    i
 }
 
-/// A separator match at `start`: (end, offset of the role word, role word as typed).
-fn separator_at(text: &str, start: usize) -> Option<(usize, usize, &str)> {
-    if !may_start_separator(text.as_bytes(), start) {
-        return None;
+/// The leftmost line start in `lo..=hi` (a line starts at 0 or after `\n`).
+fn line_start_in(bytes: &[u8], lo: usize, hi: usize) -> Option<usize> {
+    if lo == 0 || bytes.get(lo - 1) == Some(&b'\n') {
+        return Some(lo);
     }
-    let mut i = skip_space(text, start);
-    if text.get(i..)?.starts_with('#') {
-        i += 1;
-    }
-    i = skip_space(text, i);
-    let rest = text.get(i..)?;
-    // The roles' first letters differ: the first letter picks the one role to compare.
-    let first = rest.as_bytes().first()?.to_ascii_lowercase();
-    let role = PROMPTFLOW_ROLES.iter().find(|r| r.as_bytes().first() == Some(&first))?;
-    let role_len = role.len();
-    let word = rest.get(..role_len).filter(|w| w.eq_ignore_ascii_case(role))?;
-    let word_at = i;
-    i = skip_space(text, i + role_len);
-    if !text.get(i..)?.starts_with(':') {
-        return None;
-    }
-    i += 1;
-    // `\s*\n`: the whitespace run after the colon must contain a newline; the match ends
-    // after the last one.
-    let ws_end = skip_space(text, i);
-    let last_nl = text.get(i..ws_end)?.rfind('\n')?;
-    Some((i + last_nl + 1, word_at, word))
+    memchr::memchr(b'\n', bytes.get(lo..hi)?).map(|k| lo + k + 1)
+}
+
+/// The separator whose colon is at `colon`, searched from `from` (a line start): where it
+/// starts, where its role word is, the word as typed, and where it ends.
+///
+/// Everything a match holds before its colon is whitespace, one optional `#` and the role
+/// word, and after it whitespace up to its last line break; so the colon decides the match,
+/// and the leftmost line start that such a run reaches back to is where `re.split` finds it.
+fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, usize, &str, usize)> {
+    let bytes = text.as_bytes();
+    // `\s*\n` after the colon: the match ends after the run's last line break.
+    let ws_end = skip_space(text, colon + 1);
+    let end = colon + 1 + memchr::memrchr(b'\n', bytes.get(colon + 1..ws_end)?)? + 1;
+    // `\s*` before the colon, then the role word (ASCII, so its start is a boundary).
+    let word_end = skip_space_back(text, colon, from);
+    let head = bytes.get(from..word_end)?;
+    let role = PROMPTFLOW_ROLES.iter().find(|r| {
+        head.len() >= r.len() && head.get(head.len() - r.len()..).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes()))
+    })?;
+    let word_at = word_end - role.len();
+    let word = text.get(word_at..word_end)?;
+    // `^\s*#?\s*` before the word: with the `#`, the run before it may reach a line start
+    // further left; without it, only the run between `#` (or the text) and the word counts.
+    let ws_start = skip_space_back(text, word_at, from);
+    let with_hash = (ws_start > from && bytes.get(ws_start - 1) == Some(&b'#')).then(|| {
+        let hash = ws_start - 1;
+        line_start_in(bytes, skip_space_back(text, hash, from), hash)
+    });
+    let start = with_hash.flatten().or_else(|| line_start_in(bytes, ws_start, word_at))?;
+    Some((start, word_at, word, end))
 }
 
 /// One `re.split` piece after a separator: the role word as typed, where it is, and the
@@ -95,22 +108,20 @@ struct Chunk<'a> {
 fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
     let mut chunks: Vec<Chunk<'_>> = Vec::new();
     let mut pre_end = text.len();
-    let mut line_start = 0usize;
-    while line_start <= text.len() {
-        if let Some((end, word_at, word)) = separator_at(text, line_start) {
-            // The previous chunk's body ends where this separator starts.
-            match chunks.last_mut() {
-                Some(last) => last.body = text.get(last.body_at..line_start).unwrap_or(""),
-                None => pre_end = line_start,
-            }
-            chunks.push(Chunk { word, word_at, body_at: end, body: "" });
-            line_start = end;
-            continue;
+    let mut from = 0;
+    let mut scan = 0;
+    while let Some(k) = memchr::memchr(b':', text.as_bytes().get(scan..).unwrap_or_default()) {
+        let colon = scan + k;
+        scan = colon + 1;
+        let Some((start, word_at, word, end)) = separator_at_colon(text, colon, from) else { continue };
+        // The previous chunk's body ends where this separator starts.
+        match chunks.last_mut() {
+            Some(last) => last.body = text.get(last.body_at..start).unwrap_or(""),
+            None => pre_end = start,
         }
-        match memchr::memchr(b'\n', text.as_bytes().get(line_start..).unwrap_or_default()) {
-            Some(i) => line_start += i + 1,
-            None => break,
-        }
+        chunks.push(Chunk { word, word_at, body_at: end, body: "" });
+        from = end;
+        scan = end;
     }
     if let Some(last) = chunks.last_mut() {
         last.body = text.get(last.body_at..).unwrap_or("");
@@ -654,6 +665,152 @@ fn uuid4() -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The separator search line by line, as `re.split` with the multi-line pattern tries
+    /// each line start: the reference the colon-driven search is checked against.
+    mod by_line {
+        use super::super::{Chunk, PROMPTFLOW_ROLES, skip_space};
+
+        /// Whether a separator may start at `start`: after ASCII blanks, the first byte must be `#`,
+        /// the first letter of a role word, or a byte the exact scan has to look at (non-ASCII, which
+        /// may be Unicode whitespace, and the separators 0x1C-0x1F). Most lines fail here.
+        fn may_start_separator(bytes: &[u8], start: usize) -> bool {
+            let rest = bytes.get(start..).unwrap_or_default();
+            let first = rest.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
+            match first {
+                None => false,
+                Some(b) => {
+                    matches!(b.to_ascii_lowercase(), b'#' | b's' | b'u' | b'a' | b'f' | b't')
+                        || *b >= 0x80
+                        || (0x1c..=0x1f).contains(b)
+                }
+            }
+        }
+
+        /// A separator match at `start`: (end, offset of the role word, role word as typed).
+        fn separator_at(text: &str, start: usize) -> Option<(usize, usize, &str)> {
+            if !may_start_separator(text.as_bytes(), start) {
+                return None;
+            }
+            let mut i = skip_space(text, start);
+            if text.get(i..)?.starts_with('#') {
+                i += 1;
+            }
+            i = skip_space(text, i);
+            let rest = text.get(i..)?;
+            // The roles' first letters differ: the first letter picks the one role to compare.
+            let first = rest.as_bytes().first()?.to_ascii_lowercase();
+            let role = PROMPTFLOW_ROLES.iter().find(|r| r.as_bytes().first() == Some(&first))?;
+            let role_len = role.len();
+            let word = rest.get(..role_len).filter(|w| w.eq_ignore_ascii_case(role))?;
+            let word_at = i;
+            i = skip_space(text, i + role_len);
+            if !text.get(i..)?.starts_with(':') {
+                return None;
+            }
+            i += 1;
+            // `\s*\n`: the whitespace run after the colon must contain a newline; the match ends
+            // after the last one.
+            let ws_end = skip_space(text, i);
+            let last_nl = text.get(i..ws_end)?.rfind('\n')?;
+            Some((i + last_nl + 1, word_at, word))
+        }
+
+        pub(super) fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
+            let mut chunks: Vec<Chunk<'_>> = Vec::new();
+            let mut pre_end = text.len();
+            let mut line_start = 0usize;
+            while line_start <= text.len() {
+                if let Some((end, word_at, word)) = separator_at(text, line_start) {
+                    // The previous chunk's body ends where this separator starts.
+                    match chunks.last_mut() {
+                        Some(last) => last.body = text.get(last.body_at..line_start).unwrap_or(""),
+                        None => pre_end = line_start,
+                    }
+                    chunks.push(Chunk { word, word_at, body_at: end, body: "" });
+                    line_start = end;
+                    continue;
+                }
+                match memchr::memchr(b'\n', text.as_bytes().get(line_start..).unwrap_or_default()) {
+                    Some(i) => line_start += i + 1,
+                    None => break,
+                }
+            }
+            if let Some(last) = chunks.last_mut() {
+                last.body = text.get(last.body_at..).unwrap_or("");
+            }
+            (text.get(..pre_end).unwrap_or(""), chunks)
+        }
+    }
+
+    /// The colon-driven search finds the separators the line-by-line one finds, on texts
+    /// made of role words, `#`, colons, ASCII and Unicode whitespace and other text.
+    #[test]
+    fn colon_search_agrees_with_the_line_search() {
+        const PIECES: &[&str] = &[
+            "system",
+            "USER",
+            "Assistant",
+            "function",
+            "tool",
+            "tools",
+            "xuser",
+            "#",
+            "##",
+            ":",
+            "::",
+            " ",
+            "\t",
+            "\n",
+            "\n\n",
+            "\r\n",
+            "\u{a0}",
+            "\u{2028}",
+            "\u{1c}",
+            "\u{3000}",
+            "x",
+            "é",
+            "a: b",
+            "ſystem",
+        ];
+        const BLANKS: &[&str] = &["", "", " ", "\n", " \n ", "\t", "\u{a0}", "\u{2028}"];
+        let mut rng = prompty_test_support::Rng::new(0x5eed_00c0);
+        let shape = |(pre, chunks): (&str, Vec<Chunk<'_>>)| {
+            (
+                pre.to_owned(),
+                chunks.iter().map(|c| (c.word.to_owned(), c.word_at, c.body_at, c.body.to_owned())).collect::<Vec<_>>(),
+            )
+        };
+        let mut found = 0;
+        for _ in 0..40_000 {
+            let n = 1 + usize::from(rng.byte()) % 14;
+            let mut text = String::new();
+            for _ in 0..n {
+                let mut pick = |items: &[&'static str]| items[usize::from(rng.byte()) % items.len()];
+                if pick(&["line", "piece"]) == "piece" {
+                    text.push_str(pick(PIECES));
+                    continue;
+                }
+                // A role line, each of its parts present or not, or changed.
+                for part in [
+                    BLANKS,
+                    &["", "#", "##", "x"],
+                    BLANKS,
+                    &PIECES[..7],
+                    BLANKS,
+                    &[":", "", "x:"],
+                    BLANKS,
+                    &["\n", "", "x\n"],
+                ] {
+                    text.push_str(pick(part));
+                }
+            }
+            let fast = shape(split_chunks(&text));
+            found += fast.1.len();
+            assert_eq!(fast, shape(by_line::split_chunks(&text)), "{text:?}");
+        }
+        assert!(found > 5_000, "{found}");
+    }
 
     fn texts(ms: &[Message]) -> Vec<(String, String)> {
         ms.iter().map(|m| (m.role.clone(), m.text_content())).collect()
