@@ -55,12 +55,7 @@ pub fn py_space(c: char) -> bool {
 
 /// Python's `str.strip()` without arguments.
 pub fn py_strip(s: &str) -> &str {
-    // ASCII ends byte by byte, then any other whitespace character by character.
-    let ascii_space = |b: &u8| b.is_ascii() && py_space(char::from(*b));
-    let start = s.bytes().position(|b| !ascii_space(&b)).unwrap_or(s.len());
-    let s = s.get(start..).unwrap_or_default().trim_start_matches(py_space);
-    let end = s.as_bytes().iter().rposition(|b| !ascii_space(b)).map_or(0, |k| k + 1);
-    s.get(..end).unwrap_or_default().trim_end_matches(py_space)
+    s.trim_matches(py_space)
 }
 
 // ---------------------------------------------------------------------------------------------
