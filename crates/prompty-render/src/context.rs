@@ -42,11 +42,6 @@ impl<'a> Context<'a> {
         self.given.iter().enumerate().map(|(index, (name, _))| (*name, self.value_at(index)))
     }
 
-    /// How many pairs there are.
-    pub(crate) fn len(&self) -> usize {
-        self.given.len()
-    }
-
     fn value_at(&self, index: usize) -> &Value {
         match self.replaced.iter().find(|(i, _)| *i == index) {
             Some((_, v)) => v,
@@ -66,7 +61,7 @@ impl<'a> Context<'a> {
     /// render's `mark` when it has one.
     #[cfg(any(feature = "mustache", feature = "handlebars"))]
     pub(crate) fn to_json(&self, mark: Option<&str>) -> Value {
-        let mut map = serde_json::Map::with_capacity(self.len() + 1);
+        let mut map = serde_json::Map::with_capacity(self.given.len() + 1);
         for (k, v) in self.iter() {
             map.insert(k.to_owned(), v.clone());
         }

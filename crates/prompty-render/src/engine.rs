@@ -18,6 +18,7 @@ use crate::hbs;
 #[cfg(feature = "handlebars")]
 use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Limits};
+use crate::marks::Mark;
 use crate::nesting::TooDeep;
 use crate::{growth, jinja_compat, marks, nesting, pyrepr};
 
@@ -211,7 +212,7 @@ impl Engine {
     pub(crate) fn render_marked(
         &self,
         ctx: &Context<'_>,
-        mark: &str,
+        mark: &Mark,
         marks: usize,
         limits: &Limits,
         body: &str,
@@ -223,24 +224,19 @@ impl Engine {
     fn render_inner(
         &self,
         ctx: &Context<'_>,
-        mark: Option<&str>,
+        mark: Option<&Mark>,
         marks: usize,
         limits: &Limits,
         body: &str,
         loc: &BodyLocation,
     ) -> Result<(String, Vec<usize>), Error> {
-        // The engines that render into a string of their own leave the marks in it.
-        #[cfg(any(feature = "mustache", feature = "handlebars"))]
-        let unmarked = |text: String| match mark {
-            Some(mark) => crate::marks::strip_marks(&text, mark),
-            None => (text, Vec::new()),
-        };
+        let mark_text = mark.map(Mark::as_str);
         match self {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
-                let mut out = CappedString::new(limits.max_output, body.len() * 2, mark, marks);
+                let mut out = CappedString::new(limits.max_output, body.len() * 2, mark_text, marks);
                 start_count();
-                let result = tmpl.render_to_fmt(ctx.to_minijinja(mark), &mut out);
+                let result = tmpl.render_to_fmt(ctx.to_minijinja(mark_text), &mut out);
                 if out.overflowed {
                     let err = output_limit(limits, true);
                     return Err(
@@ -259,22 +255,32 @@ impl Engine {
                     .with_max_depth(limits.recursion)
                     .with_max_output(limits.max_output)
                     .with_max_steps(limits.steps);
-                t.render_with(&ctx.to_json(mark), &prompty_mustache::NoPartials, &options).map(unmarked).map_err(|e| {
-                    let kind = match e.kind() {
-                        prompty_mustache::ErrorKind::OutputLimitExceeded
-                        | prompty_mustache::ErrorKind::DepthLimitExceeded
-                        | prompty_mustache::ErrorKind::StepLimitExceeded => ErrorKind::Limit,
-                        _ => ErrorKind::TemplateRender,
-                    };
-                    let err = Error::new(kind, format!("Mustache render error: {}", e.message()));
-                    if e.partial().is_some() { err } else { located(err, body, e.span(), loc) }
-                })
+                // The Mustache engine renders into a string of its own: the marks are taken
+                // out afterwards.
+                let unmarked = |text: String| match mark_text {
+                    Some(mark) => crate::marks::strip_marks(&text, mark),
+                    None => (text, Vec::new()),
+                };
+                t.render_with(&ctx.to_json(mark_text), &prompty_mustache::NoPartials, &options).map(unmarked).map_err(
+                    |e| {
+                        let kind = match e.kind() {
+                            prompty_mustache::ErrorKind::OutputLimitExceeded
+                            | prompty_mustache::ErrorKind::DepthLimitExceeded
+                            | prompty_mustache::ErrorKind::StepLimitExceeded => ErrorKind::Limit,
+                            _ => ErrorKind::TemplateRender,
+                        };
+                        let err = Error::new(kind, format!("Mustache render error: {}", e.message()));
+                        if e.partial().is_some() { err } else { located(err, body, e.span(), loc) }
+                    },
+                )
             }
             #[cfg(feature = "handlebars")]
             Engine::Handlebars(hb) => {
-                let mut out = CappedWriter::new(limits.max_output, body.len() * 2);
-                let budget = hbs::StepBudget::start(limits.steps);
-                let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(mark), &mut out);
+                let mut out = CappedWriter::new(limits.max_output, body.len() * 2, mark_text, marks);
+                // The mark is a helper's output, not data: no lookup or iteration of the
+                // inputs can print it.
+                let budget = hbs::StepBudget::start(limits.steps, mark.copied());
+                let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(None), &mut out);
                 let exhausted = budget.exhausted();
                 drop(budget);
                 if let Err(e) = result {
@@ -288,8 +294,9 @@ impl Engine {
                     let at = e.line_no.zip(e.column_no);
                     return Err(hbs_located(Error::new(kind, message), body, at, loc));
                 }
+                let places = out.places;
                 String::from_utf8(out.buf)
-                    .map(unmarked)
+                    .map(|text| (text, places))
                     .map_err(|_| Error::new(ErrorKind::TemplateRender, "rendered output is not UTF-8"))
             }
         }
@@ -515,10 +522,12 @@ fn budgeted_format(
     if kind == ValueKind::String
         && let Some(s) = value.as_str()
     {
-        if s.len() > left {
+        // Marks are not output: they do not count.
+        let counted = s.len() - marks::MARK_LEN * mark_pieces(s);
+        if counted > left {
             return Err(refused());
         }
-        WRITTEN.set(written + s.len());
+        WRITTEN.set(written + counted);
         return write_marks_apart(out, s).map_err(minijinja::Error::from);
     }
     if !may_fit(value, &mut left.clone()) {
@@ -532,6 +541,26 @@ fn budgeted_format(
         Err(_) if w.over => Err(refused()),
         Err(e) => Err(minijinja::Error::from(e)),
     }
+}
+
+/// How many mark-shaped pieces `s` holds. A string a mark's length counts as one when it is
+/// framed like a mark (the template's `{{ mark }}`, checked by its two ends only: this only
+/// decides what the budget counts).
+fn mark_pieces(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    if bytes.len() <= marks::MARK_LEN {
+        return usize::from(bytes.len() == marks::MARK_LEN && marks::mark_framed(bytes));
+    }
+    let (mut n, mut scan) = (0, 0);
+    while let Some(at) = marks::next_mark_start(bytes, scan) {
+        if marks::mark_shaped_at(bytes, at) {
+            n += 1;
+            scan = at + marks::MARK_LEN;
+        } else {
+            scan = at + 1;
+        }
+    }
+    n
 }
 
 /// Writes `s` with each mark-shaped piece in a write of its own, where the render's

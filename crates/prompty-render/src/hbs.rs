@@ -18,6 +18,8 @@ use std::cell::Cell;
 use handlebars::template::{HelperTemplate, Parameter, Template, TemplateElement, TemplateMapping};
 use handlebars::{Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, RenderErrorReason};
 
+use crate::marks::{MARK_VAR, Mark};
+
 /// The helper name of the step counter. It writes nothing.
 const STEP_HELPER: &str = "__prompty_step";
 
@@ -26,6 +28,29 @@ thread_local! {
     static STEPS_LEFT: Cell<u64> = const { Cell::new(u64::MAX) };
     /// Whether the render on this thread ran out of steps.
     static EXHAUSTED: Cell<bool> = const { Cell::new(false) };
+    /// The mark of the render running on this thread, if it has one.
+    static MARK: Cell<Option<Mark>> = const { Cell::new(None) };
+}
+
+/// Writes the render's mark (see [`crate::marks`]). A helper rather than a variable: the
+/// template's data holds no mark, so no `lookup`, `#each` or path over the inputs reaches
+/// it, and an input cannot stand in for it.
+struct MarkHelper;
+
+impl HelperDef for MarkHelper {
+    fn call<'reg: 'rc, 'rc>(
+        &self,
+        _: &Helper<'rc>,
+        _: &'reg Handlebars<'reg>,
+        _: &'rc Context,
+        _: &mut RenderContext<'reg, 'rc>,
+        out: &mut dyn Output,
+    ) -> HelperResult {
+        match MARK.with(Cell::get) {
+            Some(mark) => out.write(mark.as_str()).map_err(Into::into),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Counts one step; fails once the render's steps are spent.
@@ -50,14 +75,19 @@ impl HelperDef for StepHelper {
     }
 }
 
-/// Installs a step budget on this thread for the duration of one render.
+/// Installs a step budget and the render's mark on this thread for the duration of one
+/// render.
 pub(crate) struct StepBudget {
-    previous: (u64, bool),
+    previous: (u64, bool, Option<Mark>),
 }
 
 impl StepBudget {
-    pub(crate) fn start(steps: u64) -> Self {
-        let previous = (STEPS_LEFT.with(|s| s.replace(steps)), EXHAUSTED.with(|e| e.replace(false)));
+    pub(crate) fn start(steps: u64, mark: Option<Mark>) -> Self {
+        let previous = (
+            STEPS_LEFT.with(|s| s.replace(steps)),
+            EXHAUSTED.with(|e| e.replace(false)),
+            MARK.with(|m| m.replace(mark)),
+        );
         StepBudget { previous }
     }
 
@@ -71,6 +101,7 @@ impl Drop for StepBudget {
     fn drop(&mut self) {
         STEPS_LEFT.with(|s| s.set(self.previous.0));
         EXHAUSTED.with(|e| e.set(self.previous.1));
+        MARK.with(|m| m.set(self.previous.2));
     }
 }
 
@@ -103,6 +134,7 @@ pub(crate) fn prepare(hb: &mut Handlebars<'static>, name: &str) -> Result<(), Re
     }
     hb.register_template(name, instrumented);
     hb.register_helper(STEP_HELPER, Box::new(StepHelper));
+    hb.register_helper(MARK_VAR, Box::new(MarkHelper));
     Ok(())
 }
 
@@ -255,12 +287,12 @@ pub(crate) fn raw_strings(t: &Template) -> usize {
         .sum()
 }
 
-/// Splits raw strings of `template` to put the promptflow mark (`{{@root.__prompty_mark}}`,
-/// which no block context can shadow) at each (raw string, byte offset) of `places`. Raw
+/// Splits raw strings of `template` to put the mark helper's call (`{{__prompty_mark}}`,
+/// a helper, which no block context or data can shadow) at each (raw string, byte offset) of `places`. Raw
 /// strings are counted in pre-order: a template's elements in order, a block's body before
 /// its `else`, as [`crate::layout::handlebars`] counts them.
 pub(crate) fn splice_marks(template: &mut Template, places: &[(usize, usize)]) {
-    let Ok(mark) = Template::compile(&format!("{{{{@root.{}}}}}", crate::marks::MARK_VAR)) else { return };
+    let Ok(mark) = Template::compile(&format!("{{{{{MARK_VAR}}}}}")) else { return };
     let Some(mark) = mark.elements.into_iter().next() else { return };
     let mut places = places.to_vec();
     places.sort_unstable();

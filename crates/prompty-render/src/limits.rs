@@ -140,24 +140,38 @@ impl fmt::Write for CappedString<'_> {
     }
 }
 
-/// Bytes that refuse to grow past a cap: what the Handlebars engine renders into.
+/// Bytes that refuse to grow past a cap: what the Handlebars engine renders into. Like
+/// [`CappedString`], a write of exactly the mark (the mark helper's) is recorded instead.
 #[cfg(feature = "handlebars")]
-pub(crate) struct CappedWriter {
+pub(crate) struct CappedWriter<'m> {
     pub(crate) buf: Vec<u8>,
     pub(crate) cap: usize,
     pub(crate) overflowed: bool,
+    mark: Option<&'m str>,
+    /// Where the marks were in `buf`, ascending.
+    pub(crate) places: Vec<usize>,
 }
 
 #[cfg(feature = "handlebars")]
-impl CappedWriter {
-    pub(crate) fn new(cap: usize, hint: usize) -> Self {
-        Self { buf: Vec::with_capacity(hint.min(cap)), cap, overflowed: false }
+impl<'m> CappedWriter<'m> {
+    pub(crate) fn new(cap: usize, hint: usize, mark: Option<&'m str>, marks: usize) -> Self {
+        Self {
+            buf: Vec::with_capacity(hint.min(cap)),
+            cap,
+            overflowed: false,
+            mark,
+            places: Vec::with_capacity(if mark.is_some() { marks } else { 0 }),
+        }
     }
 }
 
 #[cfg(feature = "handlebars")]
-impl io::Write for CappedWriter {
+impl io::Write for CappedWriter<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.mark.is_some_and(|m| m.as_bytes() == data) {
+            self.places.push(self.buf.len());
+            return Ok(data.len());
+        }
         if self.buf.len() + data.len() > self.cap {
             self.overflowed = true;
             return Err(io::Error::other("rendered output exceeds the size limit"));

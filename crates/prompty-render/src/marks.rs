@@ -100,6 +100,11 @@ pub(crate) fn mark_shaped_at(bytes: &[u8], at: usize) -> bool {
     })
 }
 
+/// Whether `bytes` (a mark's length) starts and ends like a mark.
+pub(crate) fn mark_framed(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&MARK_OPEN) && bytes.last() == Some(&MARK_CLOSE)
+}
+
 /// Where the next byte that may start a mark is in `bytes`, from `from`.
 pub(crate) fn next_mark_start(bytes: &[u8], from: usize) -> Option<usize> {
     memchr::memchr(MARK_OPEN, bytes.get(from..)?).map(|k| from + k)

@@ -208,7 +208,7 @@ impl Renderer {
     /// Renders the compiled template with `mark`: the text without the marks, and where
     /// they were.
     fn render_marked(&self, ctx: &Context<'_>, mark: &Mark) -> Result<(String, Vec<usize>), Error> {
-        self.engine.render_marked(ctx, mark.as_str(), self.marks, &self.limits, &self.body, &self.location)
+        self.engine.render_marked(ctx, mark, self.marks, &self.limits, &self.body, &self.location)
     }
 
     /// Renders a Jinja template into provenance segments: literal template text and
