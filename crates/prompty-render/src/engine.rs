@@ -522,13 +522,13 @@ fn budgeted_format(
     if kind == ValueKind::String
         && let Some(s) = value.as_str()
     {
-        // Marks are not output: they do not count.
-        let counted = s.len() - marks::MARK_LEN * mark_pieces(s);
-        if counted > left {
+        // Marks are not output: they do not count (counted here only near the limit).
+        if s.len() > left && s.len() - marks::MARK_LEN * mark_pieces(s) > left {
             return Err(refused());
         }
-        WRITTEN.set(written + counted);
-        return write_marks_apart(out, s).map_err(minijinja::Error::from);
+        let pieces = write_marks_apart(out, s).map_err(minijinja::Error::from)?;
+        WRITTEN.set(written + s.len() - marks::MARK_LEN * pieces);
+        return Ok(());
     }
     if !may_fit(value, &mut left.clone()) {
         return Err(refused());
@@ -565,15 +565,16 @@ fn mark_pieces(s: &str) -> usize {
 
 /// Writes `s` with each mark-shaped piece in a write of its own, where the render's
 /// [`CappedString`] recognizes its own marks (in a macro's or block's capture, the pieces
-/// join again).
-fn write_marks_apart(out: &mut Output<'_>, s: &str) -> fmt::Result {
-    // A string a mark's length is one piece whatever it holds (the template's `{{ mark }}`).
-    if s.len() <= marks::MARK_LEN {
-        return out.write_str(s);
-    }
+/// join again); returns how many pieces it wrote apart (as [`mark_pieces`] counts them).
+fn write_marks_apart(out: &mut Output<'_>, s: &str) -> Result<usize, fmt::Error> {
     let bytes = s.as_bytes();
-    let Some(mut scan) = marks::next_mark_start(bytes, 0) else { return out.write_str(s) };
-    let mut from = 0;
+    // A string a mark's length is one piece whatever it holds (the template's `{{ mark }}`).
+    if bytes.len() <= marks::MARK_LEN {
+        out.write_str(s)?;
+        return Ok(usize::from(bytes.len() == marks::MARK_LEN && marks::mark_framed(bytes)));
+    }
+    let Some(mut scan) = marks::next_mark_start(bytes, 0) else { return out.write_str(s).map(|()| 0) };
+    let (mut from, mut pieces) = (0, 0);
     loop {
         if marks::mark_shaped_at(bytes, scan) {
             let end = scan + marks::MARK_LEN;
@@ -581,6 +582,7 @@ fn write_marks_apart(out: &mut Output<'_>, s: &str) -> fmt::Result {
                 out.write_str(s.get(from..scan).unwrap_or_default())?;
             }
             out.write_str(s.get(scan..end).unwrap_or_default())?;
+            pieces += 1;
             from = end;
             scan = end;
         } else {
@@ -591,7 +593,8 @@ fn write_marks_apart(out: &mut Output<'_>, s: &str) -> fmt::Result {
             None => break,
         }
     }
-    out.write_str(s.get(from..).unwrap_or_default())
+    out.write_str(s.get(from..).unwrap_or_default())?;
+    Ok(pieces)
 }
 
 /// Whether `value` can print in `left` bytes, as far as counting tells: every item of a
