@@ -202,8 +202,24 @@ pub fn check(text: &str, loaded: &Loaded, selection: &Selection) -> Report {
     };
     let mut findings: Vec<Finding> = all.into_iter().filter(|f| wanted(f.diagnostic.code.id) && !silenced(f)).collect();
     let suppressed = before - findings.len();
+    keep_most_specific(&mut findings);
     sort(&mut findings);
     Report { findings, suppressed }
+}
+
+/// Of the findings the spelling of one key gives, only the most specific is kept: both
+/// versions' spellings (P031) over a v1 key (P030) over an unknown key (P010). Applied after
+/// the selection, so ignoring the specific code shows the next one.
+fn keep_most_specific(findings: &mut Vec<Finding>) {
+    use prompty_syntax::codes::{LEGACY_KEY, MIXED_VERSIONS, UNKNOWN_KEY};
+    let rank = |f: &Finding| {
+        [MIXED_VERSIONS.id, LEGACY_KEY.id, UNKNOWN_KEY.id].iter().position(|c| *c == f.diagnostic.code.id)
+    };
+    let ranked: Vec<(std::ops::Range<usize>, usize)> =
+        findings.iter().filter_map(|f| Some((f.diagnostic.span.clone(), rank(f)?))).collect();
+    findings.retain(|f| {
+        rank(f).is_none_or(|r| !ranked.iter().any(|(span, other)| *span == f.diagnostic.span && *other < r))
+    });
 }
 
 /// The findings in a prompt's input cases file (`<name>.cases.yaml`, as `prompty
@@ -246,6 +262,31 @@ mod tests {
         assert_eq!(findings[0].diagnostic.help.as_deref(), Some("replace ${env:KEY}"));
         assert_eq!(findings[0].fix.as_ref().map(|f| f.title.as_str()), Some("rename `${env:KEY}`"));
         assert_eq!(findings[1].fix, None, "a fix that would write the secret into the file is dropped");
+    }
+
+    /// A v1 key beside its v2 spelling in a v2 file is one finding, the most specific; with
+    /// that code ignored, the next one shows.
+    #[test]
+    fn one_key_gives_one_finding() {
+        use prompty_syntax::{LoadOptions, MapHost, load_str};
+        let text =
+            "---\nname: x\ninputs:\n  q:\n    kind: string\n    required: true\n    optional: false\n---\nuser:\n{{q}}";
+        let loaded = load_str(text, &MapHost::new(), &LoadOptions::default());
+        let codes = |selection: &Selection| -> Vec<&str> {
+            check(text, &loaded, selection).findings.iter().map(|f| f.diagnostic.code.id).collect()
+        };
+        assert_eq!(codes(&Selection::all()), ["P031"]);
+        let mut selection = Selection::all();
+        selection.ignore(&["P031"]).expect("code");
+        assert_eq!(codes(&selection), ["P030"]);
+        selection.ignore(&["P030"]).expect("code");
+        assert_eq!(codes(&selection), ["P010"]);
+        // Without the v2 spelling, the v1 key alone is P030 (and not also P010).
+        let text = text.replace("    required: true\n", "");
+        let loaded = load_str(&text, &MapHost::new(), &LoadOptions::default());
+        let found: Vec<&str> =
+            check(&text, &loaded, &Selection::all()).findings.iter().map(|f| f.diagnostic.code.id).collect();
+        assert_eq!(found, ["P030"]);
     }
 
     #[test]
