@@ -236,7 +236,8 @@ struct PromptValue {
 }
 
 fn prompt_value(prompt: &Prompt, keys: &[(&str, &str)]) -> Option<PromptValue> {
-    for (path, key) in keys {
+    let block = settings_block(prompt);
+    for (path, key) in keys.iter().filter(|(path, _)| *path == block) {
         let fields = match *path {
             "model.connection" => prompt.model.as_ref().and_then(|m| m.connection.as_ref()).map(|c| &c.fields),
             _ => prompt.legacy.as_ref().and_then(|l| l.configuration.as_ref()),
@@ -250,8 +251,20 @@ fn prompt_value(prompt: &Prompt, keys: &[(&str, &str)]) -> Option<PromptValue> {
     None
 }
 
+/// The block a prompt's connection settings (endpoint, key, API version) all come from:
+/// `model.configuration` when the file has one (a v1 key, so the promptflow profile, whose
+/// runtime reads only that block), else `model.connection`. One block for all of them, so a
+/// file that gives both never mixes an endpoint from one with a key or version from the other.
+fn settings_block(prompt: &Prompt) -> &'static str {
+    match prompt.legacy.as_ref().and_then(|l| l.configuration.as_ref()) {
+        Some(c) if !c.is_empty() => "model.configuration",
+        _ => "model.connection",
+    }
+}
+
 fn anonymous(prompt: &Prompt) -> bool {
-    prompt.model.as_ref().and_then(|m| m.connection.as_ref()).is_some_and(|c| c.kind == "anonymous")
+    settings_block(prompt) == "model.connection"
+        && prompt.model.as_ref().and_then(|m| m.connection.as_ref()).is_some_and(|c| c.kind == "anonymous")
 }
 
 /// Resolves the endpoint, its key and its trust. `host` gives the environment.
@@ -432,6 +445,25 @@ mod tests {
         }
         let err = trusted_origins("http://ok:1, nope").err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.starts_with("PROMPTY_TRUSTED_ENDPOINTS: entry 2 `nope`"), "{err}");
+    }
+
+    /// A file with both blocks (a P031 warning) takes every setting from `configuration`, the
+    /// block the promptflow runtime reads: never an endpoint from one and a key or API version
+    /// from the other.
+    #[test]
+    fn both_blocks_settings_come_from_one() {
+        let h = host(&[("AZURE_KEY", "sk-azure"), ("OTHER_KEY", "sk-other")]);
+        let front = "model:\n  api: chat\n  configuration:\n    type: azure_openai\n    azure_endpoint: https://a.openai.azure.com\n    api_key: ${env:AZURE_KEY}\n  connection:\n    kind: key\n    endpoint: https://b.example.com/v1\n    apiKey: ${env:OTHER_KEY}\n    apiVersion: 2020-01-01";
+        let p = prompt(front, &h);
+        let h = host(&[
+            ("AZURE_KEY", "sk-azure"),
+            ("OTHER_KEY", "sk-other"),
+            (TRUSTED_ENDPOINTS_VAR, "https://a.openai.azure.com"),
+        ]);
+        let e = resolve(&p, &Settings::default(), &h).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(e.base.as_str(), "https://a.openai.azure.com/");
+        assert_eq!(e.key.as_ref().map(|k| k.source()), Some("AZURE_KEY"));
+        assert_eq!(e.api_version.as_deref(), Some(DEFAULT_AZURE_API_VERSION));
     }
 
     #[test]
