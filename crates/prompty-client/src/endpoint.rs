@@ -319,7 +319,8 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
         }
     };
     let api_version = (wire == Wire::Azure).then(|| {
-        prompt_value(prompt, &[("model.configuration", "api_version"), ("model.connection", "apiVersion")])
+        // v2 defines no API version key (`apiVersion` on a connection is P010, an unknown key).
+        prompt_value(prompt, &[("model.configuration", "api_version")])
             .map(|p| p.value)
             .or_else(|| env("OPENAI_API_VERSION"))
             .unwrap_or_else(|| DEFAULT_AZURE_API_VERSION.to_owned())
@@ -464,6 +465,19 @@ mod tests {
         assert_eq!(e.base.as_str(), "https://a.openai.azure.com/");
         assert_eq!(e.key.as_ref().map(|k| k.source()), Some("AZURE_KEY"));
         assert_eq!(e.api_version.as_deref(), Some(DEFAULT_AZURE_API_VERSION));
+    }
+
+    /// A v2 connection's `apiVersion` is an unknown key (P010): it is not read either.
+    #[test]
+    fn a_v2_connection_sets_no_api_version() {
+        let h = host(&[("AZURE_OPENAI_API_KEY", "sk-azure"), ("OPENAI_API_VERSION", "2024-06-01")]);
+        let front = "model:\n  id: m\n  provider: foundry\n  connection:\n    kind: key\n    apiVersion: 2020-01-01";
+        let e = resolve(
+            &prompt(front, &h),
+            &Settings { base_url: Some("https://a.openai.azure.com".into()), ..Settings::default() },
+            &h,
+        );
+        assert_eq!(e.map(|e| e.api_version), Ok(Some("2024-06-01".to_owned())));
     }
 
     #[test]
