@@ -706,7 +706,7 @@ fn end_of_tag(b: &[u8], mut i: usize, close: &[u8]) -> usize {
 /// ascending: the mark stood right before that byte). Jinja renders into a
 /// [`CappedString`](crate::limits::CappedString) that does this as it writes; the other
 /// engines render into strings of their own.
-#[cfg(any(feature = "mustache", feature = "handlebars", test))]
+#[cfg(any(feature = "mustache", test))]
 pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
     let mut clean = String::with_capacity(text.len());
     let mut places = Vec::new();
@@ -722,7 +722,7 @@ pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
 
 /// Where the first `mark` in `text` starts. A search for the mark's first byte (a SIMD
 /// memchr) is far faster than a substring search; the mark is compared where it appears.
-#[cfg(any(feature = "mustache", feature = "handlebars", test))]
+#[cfg(any(feature = "mustache", test))]
 fn find_mark(text: &str, mark: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut scan = 0;
