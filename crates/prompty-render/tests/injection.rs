@@ -850,3 +850,34 @@ fn marks_do_not_count_against_the_output_cap() {
         }
     }
 }
+
+/// An error of a render with marks points where the same render without them does: at the
+/// expression in the file, not into a mark the renderer put on its line.
+#[test]
+fn errors_of_marked_renders_point_into_the_file_as_without_marks() {
+    let long = json!("0123456789012345678901234567");
+    for (v1, body, cap) in [
+        (true, "system:\nA\nfunction:\nname:{{ q.upper(1, 2, 3) }}\ncontent:\nx\n", None),
+        (false, "system:\nA\nuser:\n{{ q.upper(1, 2, 3) }}\n", None),
+        (true, "system:\nA\nfunction:\nname:{{ q }}\ncontent:\nxxxxxxxxxxxxxxxxxxxxxxxx\n", Some(40)),
+        (false, "system:\n{% if true %}\nuser:{{ q }}\n{% endif %}{{ q }}{{ q }}", Some(40)),
+    ] {
+        let head = if v1 {
+            "model:\n  api: chat\ninputs:\n  q:\n    type: string\n"
+        } else {
+            "inputs:\n  q:\n    kind: string\n"
+        };
+        let text = format!("---\nname: t\n{head}---\n{body}");
+        let loaded = load_str(&text, &MapHost::new(), &LoadOptions::default());
+        let prompt = loaded.prompt.expect("loads");
+        let limits =
+            cap.map_or_else(prompty_render::Limits::default, |c| prompty_render::Limits::default().with_max_output(c));
+        let options = prompty_render::RenderOptions { source: Some(text.clone().into()), limits, ..Default::default() };
+        let r = Renderer::with_options(prompt, options).expect("compiles");
+        let inputs = given(&[("q", long.clone())]);
+        let marked = r.prepare(&inputs).expect_err("fails").span();
+        let plain = r.render_text(&inputs).expect_err("fails").span();
+        assert!(plain.is_some(), "{body:?}");
+        assert_eq!(marked.clone().map(|s| &text[s]), plain.map(|s| &text[s]), "{body:?}");
+    }
+}
