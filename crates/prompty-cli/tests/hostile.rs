@@ -2,8 +2,7 @@
 //! prompt's folder, FIFOs, devices, huge and binary files. Each run ends within a bounded
 //! time (a watchdog kills it otherwise) with a clear error and never a panic.
 
-use prompty_test_support::Rng;
-use std::io::Read;
+use prompty_test_support::{Rng, TempDir, finish};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -63,7 +62,7 @@ fn prompty_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
 
 /// The runner behind [`prompty`], [`prompty_in`] and [`prompty_env`].
 fn prompty_run(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Stdio) -> Out {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+    let child = Command::new(env!("CARGO_BIN_EXE_prompty"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -74,64 +73,9 @@ fn prompty_run(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Stdio) ->
         .stderr(Stdio::piped())
         .spawn()
         .expect("the prompty binary runs");
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut p) = pipe {
-                p.read_to_end(&mut text).expect("read output");
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("prompty {args:?} did not finish within {WATCHDOG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = stdout.join().expect("stdout");
-    let stderr = stderr.join().expect("stderr");
-    assert!(!stderr.contains("panicked"), "prompty {args:?} panicked:\n{stderr}");
-    Out { code: status.code(), stdout, stderr }
-}
-
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("prompty-hostile-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, text: &[u8]) -> PathBuf {
-        let p = self.0.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("folder");
-        }
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    let done = finish(child, WATCHDOG, &format!("prompty {args:?}"));
+    assert!(!done.stderr.contains("panicked"), "prompty {args:?} panicked:\n{}", done.stderr);
+    Out { code: done.status.code(), stdout: done.stdout, stderr: done.stderr }
 }
 
 fn prompt_referencing(reference: &str) -> String {
@@ -1250,7 +1194,7 @@ fn item6_one_result_line_per_data_row() {
     let tmp = eval_folder("item6-rows");
     let dir = tmp.path();
     tmp.write("one.jsonl", b"\"{\\\"score\\\": 5}\"\n");
-    tmp.write("six.jsonl", &[read(&dir.join("answers.jsonl")), read(&dir.join("answers.jsonl"))].concat());
+    tmp.write("six.jsonl", [read(&dir.join("answers.jsonl")), read(&dir.join("answers.jsonl"))].concat());
     // Fewer answers than rows: an error record for each row without an answer.
     let out = prompty(
         dir,

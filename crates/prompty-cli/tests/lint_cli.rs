@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use prompty_test_support::TempDir;
+
 struct Run {
     code: Option<i32>,
     stdout: String,
@@ -23,33 +25,6 @@ fn prompty(dir: &Path, args: &[&str]) -> Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// A fresh folder under the target's temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("prompty-lint-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        Self(dir)
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -83,9 +58,9 @@ fn sarif_validator() -> jsonschema::Validator {
 fn sarif_output_carries_files_that_could_not_be_read() {
     let tmp = TempDir::new("sarif-io");
     tmp.write("ok.prompty", "---\nname: ok\nmodel: m\n---\nuser:\nhi\n");
-    let ok = Command::new("mkfifo").arg(tmp.0.join("pipe.prompty")).status().expect("mkfifo").success();
+    let ok = Command::new("mkfifo").arg(tmp.path().join("pipe.prompty")).status().expect("mkfifo").success();
     assert!(ok, "mkfifo");
-    let run = prompty(&tmp.0, &["check", "--format", "sarif", "."]);
+    let run = prompty(tmp.path(), &["check", "--format", "sarif", "."]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_eq!(run.stderr, "error: ./pipe.prompty: not a regular file\n");
     let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
@@ -99,7 +74,7 @@ fn sarif_output_carries_files_that_could_not_be_read() {
         }])
     );
     // A clean run has no invocation record.
-    let run = prompty(&tmp.0, &["check", "--format", "sarif", "ok.prompty"]);
+    let run = prompty(tmp.path(), &["check", "--format", "sarif", "ok.prompty"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
     assert!(log["runs"][0].get("invocations").is_none());
@@ -158,7 +133,7 @@ fn fix_rewrites_only_the_fixed_bytes() {
     let tmp = TempDir::new("fix");
     let original = "---\r\nname: t\r\ninputs:\r\n  q: {kind: string}\r\ntemplate: {format: mustache, parser: prompty}\r\n---\r\nsytem:  \r\nBe brief.\r\nuser: {{q}}\r\n";
     let file = tmp.write("a.prompty", original);
-    let run = prompty(&tmp.0, &["check", "--fix", "a.prompty"]);
+    let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     let fixed = std::fs::read_to_string(&file).expect("read");
     assert_eq!(
@@ -168,9 +143,9 @@ fn fix_rewrites_only_the_fixed_bytes() {
     assert!(run.stderr.contains("fixed: a.prompty:7:1: replace `sytem` with `system`"), "{}", run.stderr);
     assert!(run.stderr.contains("fixed 3 problems"), "{}", run.stderr);
     // The trailing whitespace is only visible once the line is a role line; a second run fixes it.
-    let run = prompty(&tmp.0, &["check", "--fix", "a.prompty"]);
+    let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
     assert!(run.stderr.contains("fixed 1 problem"), "{}", run.stderr);
-    let run = prompty(&tmp.0, &["check", "--fix", "a.prompty"]);
+    let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
     assert!(run.stderr.contains("0 errors, 0 warnings, fixed 0 problems"), "{}", run.stderr);
 }
 
@@ -184,17 +159,17 @@ fn config_selects_per_path_and_reports_bad_config() {
         "prompty.toml",
         "[lint]\nignore = [\"PL019\"]\n\n[[lint.per-path]]\nglob = \"prompts/legacy/**\"\nignore = [\"undeclared-variable\"]\n",
     );
-    let run = prompty(&tmp.0, &["check", "--format", "json", "prompts"]);
+    let run = prompty(tmp.path(), &["check", "--format", "json", "prompts"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(run.stdout.contains("\"file\":\"prompts/a.prompty\"") && run.stdout.contains("PL001"));
     assert!(!run.stdout.contains("prompts/legacy/b.prompty"), "{}", run.stdout);
     // The nearest file wins: one in the folder itself turns everything back on.
     tmp.write("prompts/legacy/prompty.toml", "[lint]\nselect = [\"ALL\"]\n");
-    let run = prompty(&tmp.0, &["check", "--format", "json", "prompts"]);
+    let run = prompty(tmp.path(), &["check", "--format", "json", "prompts"]);
     assert!(run.stdout.contains("prompts/legacy/b.prompty"), "{}", run.stdout);
 
     tmp.write("prompty.toml", "[lint]\nignore = [\"PL0001\"]\n");
-    let run = prompty(&tmp.0, &["check", "prompts/a.prompty"]);
+    let run = prompty(tmp.path(), &["check", "prompts/a.prompty"]);
     assert_eq!(run.code, Some(2));
     assert!(
         run.stderr.contains("prompty.toml:2:11: `PL0001` matches no code\n  help: did you mean `PL001`?"),
@@ -210,7 +185,7 @@ fn inline_suppressions() {
         "a.prompty",
         "---\nname: t # prompty: ignore[PL002]\ninputs:\n  q: {kind: string}\n  unused: {kind: string}\n---\nuser:\n{# prompty: ignore[PL001] #}\n{{extra}}\n{{other}}\n",
     );
-    let run = prompty(&tmp.0, &["check", "--format", "json", "a.prompty"]);
+    let run = prompty(tmp.path(), &["check", "--format", "json", "a.prompty"]);
     let codes: Vec<String> = run
         .stdout
         .lines()
@@ -271,11 +246,11 @@ fn findings_do_not_depend_on_the_environment() {
         "---\nname: t\nmodel:\n  id: gpt-4o\n  connection:\n    kind: key\n    endpoint: ${env:PROMPTY_T_ENDPOINT}\n    apiKey: ${env:PROMPTY_T_AK}\n  options:\n    maxOutputTokens: 100\ninputs:\n  kind_from_env:\n    kind: ${env:PROMPTY_T_KIND:string}\n  bad: '${env:PROMPTY T}'\n---\nuser:\n{{kind_from_env}} {{bad}}\n",
     );
     let args = ["check", "--format", "json", "a.prompty"];
-    let unset = prompty(&tmp.0, &args);
+    let unset = prompty(tmp.path(), &args);
     let set = {
         let out = Command::new(env!("CARGO_BIN_EXE_prompty"))
             .args(args)
-            .current_dir(&tmp.0)
+            .current_dir(tmp.path())
             .env("NO_COLOR", "1")
             .env("PROMPTY_T_ENDPOINT", "https://example.invalid")
             .env("PROMPTY_T_AK", "sk-live-should-never-show-1234")
@@ -307,7 +282,7 @@ fn v1_advice_only_when_selected_for_promptflow_files() {
         let mut all = vec!["check", "--format", "json"];
         all.extend(args);
         all.push("flow.prompty");
-        codes_of(&prompty(&tmp.0, &all).stdout)
+        codes_of(&prompty(tmp.path(), &all).stdout)
     };
     assert!(!codes(&[]).contains(&"P030".to_owned()), "off by default for a promptflow file");
     assert!(!codes(&["--select", "ALL"]).contains(&"P030".to_owned()), "ALL is the default, not a request");
@@ -322,7 +297,7 @@ fn input_cases_are_checked_beside_their_prompt() {
     let tmp = TempDir::new("cases");
     tmp.write("s.prompty", "---\nname: s\ninputs:\n  text: {kind: string, required: true}\n---\nuser:\n{{text}}\n");
     tmp.write("s.cases.yaml", "short:\n  txt: hello\n");
-    let run = prompty(&tmp.0, &["check", "--format", "concise", "s.prompty"]);
+    let run = prompty(tmp.path(), &["check", "--format", "concise", "s.prompty"]);
     assert_eq!(run.code, Some(1), "a case without a required input is an error: {}", run.stdout);
     assert!(run.stdout.contains("s.cases.yaml:1:1: error: case `short` lacks the required input `text` [PL027]"));
     assert!(run.stdout.contains("s.cases.yaml:2:3: warning: case `short` gives `txt`"), "{}", run.stdout);
@@ -333,7 +308,7 @@ fn input_cases_are_checked_beside_their_prompt() {
         "---\nname: k\ninputs:\n  n: {kind: integer}\n  tags: {kind: array}\n  any: {kind: union}\n---\nuser:\n{{n}} {{tags}} {{any}}\n",
     );
     tmp.write("k.cases.yaml", "ok:\n  n: 3\n  tags: [a]\n  any: {x: 1}\nbad:\n  n: three\n  tags: a\n");
-    let kinds = prompty(&tmp.0, &["check", "--format", "concise", "k.prompty"]);
+    let kinds = prompty(tmp.path(), &["check", "--format", "concise", "k.prompty"]);
     assert!(
         kinds
             .stdout
@@ -344,11 +319,11 @@ fn input_cases_are_checked_beside_their_prompt() {
     assert!(kinds.stdout.contains("case `bad` gives `tags` a string, but its kind is `array`"), "{}", kinds.stdout);
     assert_eq!(kinds.stdout.matches("[PL027]").count(), 2, "the `ok` case and the union input pass: {}", kinds.stdout);
     // Ignored like any code; a folder with the name is not a cases file.
-    let quiet = prompty(&tmp.0, &["check", "--ignore", "PL027", "s.prompty"]);
+    let quiet = prompty(tmp.path(), &["check", "--ignore", "PL027", "s.prompty"]);
     assert_eq!(quiet.code, Some(0), "{}", quiet.stdout);
-    std::fs::remove_file(tmp.0.join("s.cases.yaml")).expect("rm");
-    std::fs::create_dir(tmp.0.join("s.cases.yaml")).expect("mkdir");
-    assert_eq!(prompty(&tmp.0, &["check", "s.prompty"]).code, Some(0));
+    std::fs::remove_file(tmp.path().join("s.cases.yaml")).expect("rm");
+    std::fs::create_dir(tmp.path().join("s.cases.yaml")).expect("mkdir");
+    assert_eq!(prompty(tmp.path(), &["check", "s.prompty"]).code, Some(0));
 }
 
 #[test]
@@ -357,7 +332,7 @@ fn standard_input_is_read_up_to_the_size_limit() {
     let tmp = TempDir::new("stdin-huge");
     let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
         .args(["check", "--format", "concise", "-"])
-        .current_dir(&tmp.0)
+        .current_dir(tmp.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -379,7 +354,7 @@ fn standard_input_is_read_up_to_the_size_limit() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("[P007]"), "{stdout}");
     // `--fix` cannot rewrite standard input.
-    let fix = prompty(&tmp.0, &["check", "--fix", "-"]);
+    let fix = prompty(tmp.path(), &["check", "--fix", "-"]);
     assert_eq!(fix.code, Some(2));
     assert!(fix.stderr.contains("--fix cannot rewrite standard input"), "{}", fix.stderr);
 }

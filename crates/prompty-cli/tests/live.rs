@@ -6,12 +6,11 @@
 
 mod server;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use server::{Recorded, Reply, Server, anthropic_message, chat_completion};
@@ -99,30 +98,9 @@ fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     c
 }
 
-fn finish(mut child: Child) -> Out {
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut text);
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            panic!("prompty ran longer than {WATCHDOG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Out { code: status.code(), stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
+fn finish(child: Child) -> Out {
+    let done = prompty_test_support::finish(child, WATCHDOG, "prompty");
+    Out { code: done.status.code(), stdout: done.stdout, stderr: done.stderr }
 }
 
 fn prompty(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {

@@ -8,37 +8,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use lsp_server::Message;
+use prompty_test_support::{TempDir, wait_or_kill};
 use serde_json::{Value, json};
 
 /// How long a child process may take before the test kills it and fails.
 const HANG_GUARD: Duration = Duration::from_secs(60);
-
-/// A fresh folder under the temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("prompty-lsp-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        Self(dir)
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A file with loader and lint findings on lines with non-ASCII text before them, and a
 /// `prompty.toml` that turns one rule off.
@@ -110,17 +84,7 @@ impl Server {
     }
 
     fn wait(mut self) -> Option<i32> {
-        let deadline = Instant::now() + HANG_GUARD;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("prompty lsp did not exit after `exit`");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_or_kill(&mut self.child, HANG_GUARD, "prompty lsp after `exit`").code()
     }
 }
 
@@ -133,7 +97,7 @@ fn lsp_over_stdio_reports_what_check_reports() {
     // What `prompty check` says, with the same configuration.
     let check = Command::new(env!("CARGO_BIN_EXE_prompty"))
         .args(["check", "--format", "json", "prompts/broken.prompty"])
-        .current_dir(&tmp.0)
+        .current_dir(tmp.path())
         .output()
         .expect("check runs");
     let expected: Vec<(String, Value, Value)> = String::from_utf8_lossy(&check.stdout)
@@ -152,9 +116,9 @@ fn lsp_over_stdio_reports_what_check_reports() {
     assert!(expected.len() >= 4, "{expected:?}");
     assert!(!expected.iter().any(|(c, _, _)| c == "PL019"), "the configuration applies to check");
 
-    let mut server = Server::start(&tmp.0);
+    let mut server = Server::start(tmp.path());
     let uri = file_uri(&file);
-    let root = file_uri(&tmp.0);
+    let root = file_uri(tmp.path());
     server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": root, "capabilities": {}}}));
     let init = server.next(|m| m.get("id") == Some(&json!(1)));
     assert_eq!(init.pointer("/result/serverInfo/name"), Some(&json!("prompty")), "{init}");
@@ -286,7 +250,7 @@ fn neovim_receives_diagnostics_hover_and_completion() {
     let tmp = TempDir::new("nvim");
     let text = "---\nname: nvim\ninputs:\n  question:\n    kind: string\n    description: What the user asks.\n---\nsytem:\nÀ bientôt 😀 {{ topic }}\nuser:\n{{ question }}\n";
     let file = tmp.write("a.prompty", text);
-    let out = tmp.0.join("out.json");
+    let out = tmp.path().join("out.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
     let mut child = Command::new(nvim)
         .args(["--headless", "--clean", "-n", "-i", "NONE", "-c"])
@@ -299,23 +263,13 @@ fn neovim_receives_diagnostics_hover_and_completion() {
         .env("HOVER_CHAR", "4")
         .env("COMPLETE_LINE", "10")
         .env("COMPLETE_CHAR", "3")
-        .current_dir(&tmp.0)
+        .current_dir(tmp.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("nvim starts");
-    let deadline = Instant::now() + HANG_GUARD;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("nvim did not finish within {HANG_GUARD:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = wait_or_kill(&mut child, HANG_GUARD, "nvim");
     let report = std::fs::read_to_string(&out).unwrap_or_else(|_| panic!("nvim wrote no report (exit {status})"));
     let report: Value = serde_json::from_str(&report).expect("JSON report");
     assert_eq!(report.get("ok"), Some(&json!(true)), "{report}");
@@ -349,7 +303,7 @@ fn fmt_rewrites_and_checks() {
     let a = tmp.write("p/a.prompty", messy);
     let clean = tmp.write("p/b.prompty", "---\nname: t\n---\nuser:\nhi\n");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_prompty")).args(args).current_dir(&tmp.0).output().expect("fmt runs")
+        Command::new(env!("CARGO_BIN_EXE_prompty")).args(args).current_dir(tmp.path()).output().expect("fmt runs")
     };
     let out = run(&["fmt", "--check", "p"]);
     assert_eq!(out.status.code(), Some(1));

@@ -2,10 +2,12 @@
 //! in the snapshot, failing prompts, pending `.snap.new` files and their review, and runs
 //! that race or cannot write. Each run ends within a bounded time (a watchdog kills it).
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use prompty_test_support::TempDir;
 
 /// How long one `prompty` run may take before it counts as hung.
 const WATCHDOG: Duration = Duration::from_secs(30);
@@ -34,96 +36,14 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &str)], input: &str) -> Out {
     let feeder = std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
     });
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut p) = pipe {
-                p.read_to_end(&mut text).expect("read output");
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("prompty {args:?} did not finish within {WATCHDOG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let done = prompty_test_support::finish(child, WATCHDOG, &format!("prompty {args:?}"));
     let _ = feeder.join();
-    let stdout = stdout.join().expect("stdout");
-    let stderr = stderr.join().expect("stderr");
-    assert!(!stderr.contains("panicked"), "prompty {args:?} panicked:\n{stderr}");
-    Out { code: status.code(), stdout, stderr }
+    assert!(!done.stderr.contains("panicked"), "prompty {args:?} panicked:\n{}", done.stderr);
+    Out { code: done.status.code(), stdout: done.stdout, stderr: done.stderr }
 }
 
 fn prompty(dir: &Path, args: &[&str]) -> Out {
     run(dir, args, &[], "")
-}
-
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("prompty-snapshot-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.0.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("folder");
-        }
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.0.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
-    fn exists(&self, rel: &str) -> bool {
-        std::fs::symlink_metadata(self.0.join(rel)).is_ok()
-    }
-
-    /// Every file under `rel`, as paths relative to it, sorted.
-    fn files(&self, rel: &str) -> Vec<String> {
-        fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-            for e in std::fs::read_dir(dir).expect("folder").flatten() {
-                let p = e.path();
-                if e.file_type().expect("type").is_dir() {
-                    walk(base, &p, out);
-                } else {
-                    out.push(p.strip_prefix(base).expect("inside").to_string_lossy().into_owned());
-                }
-            }
-        }
-        let base = self.0.join(rel);
-        let mut out = Vec::new();
-        walk(&base, &base, &mut out);
-        out.sort();
-        out
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 const GREET: &str = "---\nname: greet\nmodel:\n  id: gpt-4o\n  options:\n    temperature: 0.2\ninputs:\n  who: {kind: string, default: Ada}\n---\nuser:\nHello {{ who }}.\n";
@@ -185,7 +105,7 @@ fn snapshot_model_and_options_are_part_of_the_snapshot() {
         ("id: gpt-4o", "id: gpt-4.1", "+  \"model\": \"gpt-4.1\","),
         ("  options:", "  apiType: responses\n  options:", "+=== request: openai responses ==="),
     ] {
-        tmp.write("prompts/greet.prompty", &GREET.replace(from, to));
+        tmp.write("prompts/greet.prompty", GREET.replace(from, to));
         let out = prompty(tmp.path(), &["snapshot", "--check"]);
         assert_eq!(out.code, Some(1), "{to}: {}", out.stderr);
         assert!(out.stdout.contains(line), "{to}: {}", out.stdout);
@@ -224,7 +144,7 @@ fn snapshot_env_references_render_as_placeholders_set_or_unset() {
     // A changed prompt writes a pending file: it holds no value either.
     tmp.write(
         "prompts/az.prompty",
-        &std::fs::read_to_string(tmp.path().join("prompts/az.prompty")).expect("read").replace("Hi.", "Hello."),
+        std::fs::read_to_string(tmp.path().join("prompts/az.prompty")).expect("read").replace("Hi.", "Hello."),
     );
     let out = run(tmp.path(), &["snapshot", "--check"], &env, "");
     assert_eq!(out.code, Some(1), "{}", out.stderr);
@@ -240,7 +160,7 @@ fn snapshot_failing_prompts_are_reported_and_the_others_still_run() {
     assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
     // One prompt gets a template error, one case loses its required input, one prompt
     // is new and renders fine.
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello {{ who }}.", "Hello {{ who }.\n"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello {{ who }}.", "Hello {{ who }.\n"));
     tmp.write("prompts/team/greet.cases.yaml", "search:\n  team: Search\nads: {}\n");
     tmp.write("prompts/fresh.prompty", "---\nname: fresh\n---\nuser:\nNew.\n");
     let out = prompty(tmp.path(), &["snapshot", "--update"]);
@@ -361,14 +281,14 @@ fn snapshot_check_leaves_pending_files_and_review_takes_answers_one_by_one() {
 fn snapshot_reject_removes_every_pending_file_and_check_cleans_resolved_ones() {
     let tmp = project("reject");
     assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     assert_eq!(prompty(tmp.path(), &["snapshot", "--check"]).code, Some(1));
     assert!(tmp.exists("snapshots/prompts/greet@default.snap.new"));
     // The prompt goes back: the pending file is no longer wanted and --check removes it.
     tmp.write("prompts/greet.prompty", GREET);
     assert_eq!(prompty(tmp.path(), &["snapshot", "--check"]).code, Some(0));
     assert!(!tmp.exists("snapshots/prompts/greet@default.snap.new"));
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     tmp.write("prompts/team/greet.cases.yaml", "search:\n  team: Search Team\nads:\n  team: Ads\n");
     assert_eq!(prompty(tmp.path(), &["snapshot", "--check"]).code, Some(1));
     let out = prompty(tmp.path(), &["snapshot", "--reject"]);
@@ -402,7 +322,7 @@ fn snapshot_pending_file_left_by_a_crashed_run_is_replaced_or_rejected() {
     assert!(!tmp.exists("snapshots/prompts/gone@x.snap.new"));
     // A changed rendering replaces a broken pending file with a complete one.
     tmp.write("snapshots/prompts/greet@default.snap.new", "garbage");
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     assert_eq!(prompty(tmp.path(), &["snapshot", "--check"]).code, Some(1));
     assert!(tmp.read("snapshots/prompts/greet@default.snap.new").starts_with("---\nsource: prompty snapshot\n"));
     let out = prompty(tmp.path(), &["snapshot", "--accept"]);
@@ -414,13 +334,13 @@ fn snapshot_pending_file_left_by_a_crashed_run_is_replaced_or_rejected() {
 fn snapshot_concurrent_updates_agree_and_leave_no_temporary_file() {
     let tmp = project("concurrent");
     for i in 0..20 {
-        tmp.write(&format!("prompts/many/p{i}.prompty"), &format!("---\nname: p{i}\n---\nuser:\nPrompt {i}.\n"));
+        tmp.write(&format!("prompts/many/p{i}.prompty"), format!("---\nname: p{i}\n---\nuser:\nPrompt {i}.\n"));
     }
     // Stale files for every run to remove.
     for i in 0..10 {
         tmp.write(
             &format!("snapshots/prompts/old{i}@x.snap"),
-            &format!("---\nsource: prompty snapshot\ndescription: x\ninput_file: prompts/old{i}.prompty\n---\nold"),
+            format!("---\nsource: prompty snapshot\ndescription: x\ninput_file: prompts/old{i}.prompty\n---\nold"),
         );
     }
     let children: Vec<_> = (0..4)
@@ -450,7 +370,7 @@ fn snapshot_concurrent_updates_agree_and_leave_no_temporary_file() {
 fn snapshot_folder_that_cannot_be_written_is_reported_and_check_still_reports() {
     let tmp = project("readonly");
     assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     tmp.write("prompts/extra/x.prompty", "---\nname: x\n---\nuser:\nX.\n");
     // The folder is read-only, and where a subfolder must go there is a file (so that a
     // run as root, which ignores permissions, cannot write either).
@@ -512,7 +432,7 @@ fn snapshot_symlinked_subfolder_is_refused() {
     let out = prompty(tmp.path(), &["snapshot", "--check"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("greet@default.snap.new: the snapshot file is a symbolic link"), "{}", out.stderr);
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     let out = prompty(tmp.path(), &["snapshot", "--check"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("warning: pending snapshot not written: "), "{}", out.stderr);
@@ -524,7 +444,7 @@ fn snapshot_symlinked_subfolder_is_refused() {
 fn snapshot_diffs_are_colored_on_request_and_plain_otherwise() {
     let tmp = project("color");
     assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     let always = prompty(tmp.path(), &["snapshot", "--check", "--color", "always"]);
     assert!(always.stdout.contains("\x1b[31m-Hello Ada.\x1b[0m\n\x1b[32m+Hi Ada.\x1b[0m\n"), "{:?}", always.stdout);
     // Not a terminal: plain, whatever NO_COLOR says.
@@ -555,7 +475,7 @@ fn snapshot_diffs_are_colored_on_request_and_plain_otherwise() {
 fn snapshot_markdown_summary_lists_changed_new_and_removed() {
     let tmp = project("markdown");
     assert_eq!(prompty(tmp.path(), &["snapshot", "--update"]).code, Some(0));
-    tmp.write("prompts/greet.prompty", &GREET.replace("Hello", "Hi"));
+    tmp.write("prompts/greet.prompty", GREET.replace("Hello", "Hi"));
     tmp.write("prompts/team/greet.cases.yaml", "search:\n  team: Search\n\"<b>|x\":\n  team: Tags\n");
     let out = prompty(tmp.path(), &["snapshot", "--check", "--format", "markdown", "--color", "always"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);

@@ -5,33 +5,7 @@ use std::path::{Path, PathBuf};
 
 use prompty_host::{Host, HostError, MAX_FILE_BYTES, StdHost};
 use prompty_syntax::{LoadOptions, Loaded, load_path};
-
-/// A fresh folder under the system's temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("prompty-host-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("parent");
-        }
-        std::fs::write(&path, bytes).expect("write");
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use prompty_test_support::TempDir;
 
 fn load(host: &StdHost, path: &Path) -> Loaded {
     let options = LoadOptions { allowed_roots: host.roots().to_vec(), ..LoadOptions::default() };
@@ -84,12 +58,12 @@ fn reads_regular_files_only_and_caps_their_size() {
     let host = StdHost::new();
     let file = tmp.write("a.txt", b"hello");
     assert_eq!(host.read(&file), Ok(b"hello".to_vec()));
-    assert_eq!(host.read(&tmp.0.join("missing.txt")), Err(HostError::NotFound));
-    assert_eq!(host.read(&tmp.0), Err(HostError::Other("is a directory".to_owned())));
+    assert_eq!(host.read(&tmp.path().join("missing.txt")), Err(HostError::NotFound));
+    assert_eq!(host.read(tmp.path()), Err(HostError::Other("is a directory".to_owned())));
     #[cfg(unix)]
     assert_eq!(host.read(Path::new("/dev/null")), Err(HostError::NotAFile));
     // A sparse file one byte over the limit: refused from its size, never read.
-    let big = tmp.0.join("big.json");
+    let big = tmp.path().join("big.json");
     std::fs::File::create(&big).and_then(|f| f.set_len(MAX_FILE_BYTES as u64 + 1)).expect("sparse file");
     assert_eq!(host.read(&big), Err(HostError::TooLarge { limit: MAX_FILE_BYTES as u64 }));
     // The same through a `${file:}` reference: an error naming the limit.
@@ -108,7 +82,7 @@ fn file_references_stay_in_the_prompt_folder_and_the_roots() {
     let confined = load(&StdHost::new(), &prompt);
     assert_eq!(errors(&confined), ["`${file:../shared/meta.json}` resolves outside allowed roots"]);
 
-    let widened = load(&StdHost::new().root(tmp.0.join("shared")), &prompt);
+    let widened = load(&StdHost::new().root(tmp.path().join("shared")), &prompt);
     assert!(errors(&widened).is_empty(), "{:?}", widened.diagnostics);
     let metadata = widened.prompt.and_then(|p| p.metadata).expect("metadata");
     assert_eq!(metadata.get("team"), Some(&"search".into()));
@@ -119,10 +93,10 @@ fn file_references_stay_in_the_prompt_folder_and_the_roots() {
 fn a_symbolic_link_out_of_the_roots_is_refused_whether_or_not_its_target_exists() {
     let tmp = TempDir::new("links");
     tmp.write("outside/secret.json", br#"{"v": "TOP-SECRET"}"#);
-    std::fs::create_dir_all(tmp.0.join("p")).expect("p");
-    std::os::unix::fs::symlink(tmp.0.join("outside"), tmp.0.join("p/linkdir")).expect("symlink");
+    std::fs::create_dir_all(tmp.path().join("p")).expect("p");
+    std::os::unix::fs::symlink(tmp.path().join("outside"), tmp.path().join("p/linkdir")).expect("symlink");
     let host = StdHost::new();
-    assert_eq!(host.read_link(&tmp.0.join("p/linkdir")), Some(tmp.0.join("outside")));
+    assert_eq!(host.read_link(&tmp.path().join("p/linkdir")), Some(tmp.path().join("outside")));
     for rel in ["linkdir/secret.json", "linkdir/missing.json"] {
         let prompt = tmp.write("p/x.prompty", format!("---\nmetadata: ${{file:{rel}}}\n---\nuser:\nhi\n").as_bytes());
         let loaded = load(&host, &prompt);
@@ -131,7 +105,7 @@ fn a_symbolic_link_out_of_the_roots_is_refused_whether_or_not_its_target_exists(
     }
     // A link inside the prompt's folder is followed.
     tmp.write("p/real.json", br#"{"v": 1}"#);
-    std::os::unix::fs::symlink(tmp.0.join("p/real.json"), tmp.0.join("p/alias.json")).expect("symlink");
+    std::os::unix::fs::symlink(tmp.path().join("p/real.json"), tmp.path().join("p/alias.json")).expect("symlink");
     let prompt = tmp.write("p/y.prompty", b"---\nmetadata: ${file:alias.json}\n---\nuser:\nhi\n");
     assert!(errors(&load(&host, &prompt)).is_empty());
 }

@@ -9,7 +9,9 @@
 //! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
 //!   prompty-render;
 //! - [`prompt_files`]: the bundled prompts and the conformance corpora, which the loader's
-//!   whole-corpus tests run over.
+//!   whole-corpus tests run over;
+//! - [`TempDir`]: a fresh folder removed on drop, and [`finish`]/[`wait_or_kill`]: child
+//!   processes read and waited for under a time limit, for the tests that run binaries.
 //!
 //! ```
 //! use prompty_test_support::Rng;
@@ -25,7 +27,11 @@
 pub mod bench;
 mod corpus;
 pub mod cpython;
+mod fs;
+mod process;
 mod rng;
 
 pub use corpus::{prompt_dirs, prompt_files};
+pub use fs::TempDir;
+pub use process::{Finished, finish, wait_or_kill};
 pub use rng::Rng;
