@@ -235,7 +235,7 @@ impl Engine {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
                 let mut out = CappedString::new(limits.max_output, body.len() * 2, mark_text, marks);
-                start_count();
+                start_count(mark.copied());
                 let result = tmpl.render_to_fmt(ctx.to_minijinja(mark_text), &mut out);
                 if out.overflowed {
                     let err = output_limit(limits, true);
@@ -319,7 +319,7 @@ impl Engine {
             ));
         };
         let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
-        start_count();
+        start_count(None);
         let (out, spans) =
             tmpl.render_with_spans(ctx.to_minijinja(None)).map_err(|e| jinja_error(&e, body, loc, limits))?;
         if out.len() > limits.max_output {
@@ -462,11 +462,15 @@ thread_local! {
     /// no other render. (A thread-local counter, not a state extension: that one cost a
     /// map and a box per render.)
     static WRITTEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The mark of the render running on this thread, if it has one: the formatter writes
+    /// it apart and does not count it (set by [`start_count`] with the count).
+    static RENDER_MARK: std::cell::Cell<Option<Mark>> = const { std::cell::Cell::new(None) };
 }
 
-/// Starts the count of bytes written by `{{ }}` tags for a new render.
-fn start_count() {
+/// Starts the count of bytes written by `{{ }}` tags for a new render with `mark`.
+fn start_count(mark: Option<Mark>) {
     WRITTEN.set(0);
+    RENDER_MARK.set(mark);
 }
 
 /// The output cap, as the error source the formatter returns when it is reached.
@@ -522,11 +526,14 @@ fn budgeted_format(
     if kind == ValueKind::String
         && let Some(s) = value.as_str()
     {
-        // Marks are not output: they do not count (counted here only near the limit).
-        if s.len() > left && s.len() - marks::MARK_LEN * mark_pieces(s) > left {
+        // This render's marks are not output: they do not count (counted here only near the
+        // limit). Text that merely looks like a mark counts as any other.
+        let mark = RENDER_MARK.get();
+        let mark = mark.as_ref().map(Mark::as_bytes);
+        if s.len() > left && s.len() - marks::MARK_LEN * marks::places(s.as_bytes(), mark).count() > left {
             return Err(refused());
         }
-        let pieces = write_marks_apart(out, s).map_err(minijinja::Error::from)?;
+        let pieces = write_marks_apart(out, s, mark).map_err(minijinja::Error::from)?;
         WRITTEN.set(written + s.len() - marks::MARK_LEN * pieces);
         return Ok(());
     }
@@ -543,57 +550,22 @@ fn budgeted_format(
     }
 }
 
-/// How many mark-shaped pieces `s` holds. A string a mark's length counts as one when it is
-/// framed like a mark (the template's `{{ mark }}`, checked by its two ends only: this only
-/// decides what the budget counts).
-fn mark_pieces(s: &str) -> usize {
-    let bytes = s.as_bytes();
-    if bytes.len() <= marks::MARK_LEN {
-        return usize::from(bytes.len() == marks::MARK_LEN && marks::mark_framed(bytes));
-    }
-    let (mut n, mut scan) = (0, 0);
-    while let Some(at) = marks::next_mark_start(bytes, scan) {
-        if marks::mark_shaped_at(bytes, at) {
-            n += 1;
-            scan = at + marks::MARK_LEN;
-        } else {
-            scan = at + 1;
-        }
-    }
-    n
-}
-
-/// Writes `s` with each mark-shaped piece in a write of its own, where the render's
-/// [`CappedString`] recognizes its own marks (in a macro's or block's capture, the pieces
-/// join again); returns how many pieces it wrote apart (as [`mark_pieces`] counts them).
-fn write_marks_apart(out: &mut Output<'_>, s: &str) -> Result<usize, fmt::Error> {
-    let bytes = s.as_bytes();
-    // A string a mark's length is one piece whatever it holds (the template's `{{ mark }}`).
-    if bytes.len() <= marks::MARK_LEN {
-        out.write_str(s)?;
-        return Ok(usize::from(bytes.len() == marks::MARK_LEN && marks::mark_framed(bytes)));
-    }
-    let Some(mut scan) = marks::next_mark_start(bytes, 0) else { return out.write_str(s).map(|()| 0) };
+/// Writes `s` with each of this render's marks in it (`mark`) in a write of its own, where
+/// the render's [`CappedString`] records it (in a macro's or block's capture, the pieces join
+/// again); returns how many marks it wrote apart.
+fn write_marks_apart(out: &mut Output<'_>, s: &str, mark: Option<&[u8]>) -> Result<usize, fmt::Error> {
     let (mut from, mut pieces) = (0, 0);
-    loop {
-        if marks::mark_shaped_at(bytes, scan) {
-            let end = scan + marks::MARK_LEN;
-            if scan > from {
-                out.write_str(s.get(from..scan).unwrap_or_default())?;
-            }
-            out.write_str(s.get(scan..end).unwrap_or_default())?;
-            pieces += 1;
-            from = end;
-            scan = end;
-        } else {
-            scan += 1;
+    for at in marks::places(s.as_bytes(), mark) {
+        if at > from {
+            out.write_str(s.get(from..at).unwrap_or_default())?;
         }
-        match marks::next_mark_start(bytes, scan) {
-            Some(next) => scan = next,
-            None => break,
-        }
+        from = at + marks::MARK_LEN;
+        out.write_str(s.get(at..from).unwrap_or_default())?;
+        pieces += 1;
     }
-    out.write_str(s.get(from..).unwrap_or_default())?;
+    if pieces == 0 || from < s.len() {
+        out.write_str(s.get(from..).unwrap_or_default())?;
+    }
     Ok(pieces)
 }
 

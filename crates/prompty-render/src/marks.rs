@@ -8,10 +8,11 @@
 //! and the line breaks that end it and the line before it. At render time that variable
 //! holds a fresh random mark, so the rendered text carries the mark exactly where the
 //! template's own text put a role word, a label or a line break, however often a loop
-//! repeats it. The split removes the marks (giving the text the reference would have
-//! rendered, byte for byte) and remembers where they were: a role line or label without a
-//! mark came from an input value, and a role line whose line breaks are not the template's
-//! was made one by a value; both are refused.
+//! repeats it. The marks are taken out of the text as it is written (Jinja, Handlebars) or
+//! right after (Mustache), giving the text the reference would have rendered, byte for byte,
+//! and their places are kept for the split: a role line or label without a mark came from an
+//! input value, and a role line whose line breaks are not the template's was made one by a
+//! value; both are refused.
 //!
 //! Where whitespace control glues a role line to something else (its run starts with it),
 //! what renders before it decides whether it starts a line: then every line break of the
@@ -83,6 +84,11 @@ impl Mark {
         Mark(bytes)
     }
 
+    /// The mark's bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     /// The mark as text.
     pub(crate) fn as_str(&self) -> &str {
         // ASCII: always UTF-8.
@@ -90,19 +96,28 @@ impl Mark {
     }
 }
 
-/// Whether `text` at `at` looks like a mark (of any render): what the Jinja formatter writes
-/// apart, so that the writer can recognize the render's own.
-pub(crate) fn mark_shaped_at(bytes: &[u8], at: usize) -> bool {
-    bytes.get(at..at + MARK_LEN).is_some_and(|m| {
-        m.first() == Some(&MARK_OPEN)
-            && m.last() == Some(&MARK_CLOSE)
-            && m.get(1..MARK_LEN - 1).is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+/// Where `mark` (a mark's bytes) occurs in `bytes`, in order; nothing without a mark.
+/// Occurrences cannot overlap: a mark's inside holds neither of its ends.
+pub(crate) fn places<'a>(bytes: &'a [u8], mark: Option<&'a [u8]>) -> impl Iterator<Item = usize> + 'a {
+    let mut scan = 0;
+    std::iter::from_fn(move || {
+        let mark = mark?;
+        // A string a mark's length or shorter is compared whole (the template's `{{ mark }}`).
+        if bytes.len() <= MARK_LEN {
+            let whole = scan == 0 && bytes == mark;
+            scan = bytes.len() + 1;
+            return whole.then_some(0);
+        }
+        while let Some(at) = next_mark_start(bytes, scan) {
+            scan = at + 1;
+            if bytes.get(at..at + MARK_LEN) == Some(mark) {
+                scan = at + MARK_LEN;
+                return Some(at);
+            }
+        }
+        scan = bytes.len() + 1;
+        None
     })
-}
-
-/// Whether `bytes` (a mark's length) starts and ends like a mark.
-pub(crate) fn mark_framed(bytes: &[u8]) -> bool {
-    bytes.first() == Some(&MARK_OPEN) && bytes.last() == Some(&MARK_CLOSE)
 }
 
 /// Where the next byte that may start a mark is in `bytes`, from `from`.
@@ -709,30 +724,15 @@ fn end_of_tag(b: &[u8], mut i: usize, close: &[u8]) -> usize {
 #[cfg(any(feature = "mustache", test))]
 pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
     let mut clean = String::with_capacity(text.len());
-    let mut places = Vec::new();
-    let mut rest = text;
-    while let Some(at) = find_mark(rest, mark) {
-        clean.push_str(rest.get(..at).unwrap_or_default());
-        places.push(clean.len());
-        rest = rest.get(at + mark.len()..).unwrap_or_default();
+    let mut marks = Vec::new();
+    let mut from = 0;
+    for at in places(text.as_bytes(), Some(mark.as_bytes())) {
+        clean.push_str(text.get(from..at).unwrap_or_default());
+        marks.push(clean.len());
+        from = at + MARK_LEN;
     }
-    clean.push_str(rest);
-    (clean, places)
-}
-
-/// Where the first `mark` in `text` starts. A search for the mark's first byte (a SIMD
-/// memchr) is far faster than a substring search; the mark is compared where it appears.
-#[cfg(any(feature = "mustache", test))]
-fn find_mark(text: &str, mark: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut scan = 0;
-    while let Some(at) = next_mark_start(bytes, scan) {
-        if bytes.get(at..).is_some_and(|s| s.starts_with(mark.as_bytes())) {
-            return Some(at);
-        }
-        scan = at + 1;
-    }
-    None
+    clean.push_str(text.get(from..).unwrap_or_default());
+    (clean, marks)
 }
 
 #[cfg(test)]
@@ -744,8 +744,12 @@ mod tests {
         for n in [0, 7, 10, 99, 100, 1_234_567_890, 10_000_000_000_000_000_000, u64::MAX] {
             let mark = Mark::new(n);
             assert_eq!(mark.as_str(), format!("\x02{n:020}\x03"));
-            assert!(mark_shaped_at(mark.as_str().as_bytes(), 0));
-            assert!(!mark_shaped_at(mark.as_str().get(1..).unwrap_or_default().as_bytes(), 0));
+            let m = mark.as_bytes();
+            let text = [b"x\x02".as_slice(), m, m, b"\x02", m].concat();
+            assert_eq!(places(&text, Some(m)).collect::<Vec<_>>(), [2, 24, 47]);
+            assert_eq!(places(m, Some(m)).collect::<Vec<_>>(), [0]);
+            assert_eq!(places(&text, None).count(), 0);
+            assert_eq!(places(Mark::new(n ^ 1).as_bytes(), Some(m)).count(), 0);
         }
     }
 

@@ -314,20 +314,15 @@ impl Renderer {
     /// or by the `Image(...)` text promptflow prints for it.
     fn promptflow_images(&self, ctx: &mut Context<'_>, placeholders: bool) -> Result<Vec<PfImage>, Error> {
         let mut images = Vec::new();
-        if !ctx.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.starts_with("data:image/"))) {
-            return Ok(images);
+        let mut found = Vec::new();
+        for (name, v) in ctx.iter() {
+            if let Value::String(s) = v
+                && s.starts_with("data:image/")
+                && let Some((url, text)) = image_of(name, s)?
+            {
+                found.push((name.to_owned(), url, text));
+            }
         }
-        let found: Vec<(String, String, String)> = ctx
-            .iter()
-            .filter_map(|(name, v)| match v {
-                Value::String(s) if s.starts_with("data:image/") => Some((name, s)),
-                _ => None,
-            })
-            .map(|(name, s)| image_of(name, s).map(|img| img.map(|(url, text)| (name.to_string(), url, text))))
-            .collect::<Result<Vec<_>, Error>>()?
-            .into_iter()
-            .flatten()
-            .collect();
         for (name, url, text) in found {
             let shown = if placeholders {
                 let mut b = [0u8; 16];

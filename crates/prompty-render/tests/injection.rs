@@ -808,6 +808,21 @@ fn spec_injection_errors_quote_control_characters_escaped() {
     );
 }
 
+/// Text that looks like a mark but is not this render's counts against the output budget
+/// like any other: in a `{% set %}` block, held only by the budget, it cannot grow past it.
+#[test]
+fn mark_lookalikes_count_against_the_output_budget() {
+    let limits = prompty_render::Limits::default().with_max_output(10_000);
+    let body = "system:\n{% set x %}{% for i in range(1000) %}{{ q }}{% endfor %}{% endset %}{{ x | length }}";
+    let fake = format!("\x02{}\x03", "0".repeat(20)).repeat(400);
+    for r in [v1_limits("jinja2", body, limits), v2_limits("jinja2", body, limits)] {
+        let inputs = given(&[("q", json!(fake))]);
+        let e = r.prepare(&inputs).expect_err("over the budget");
+        assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
+        assert_eq!(r.render_text(&inputs).map_err(|e| e.kind()), Err(ErrorKind::Limit));
+    }
+}
+
 /// Handlebars writes the mark with a helper, not from the template's data: `lookup` with an
 /// input as the key cannot print it (and vouch for the role line a value prints after it),
 /// and iterating over the inputs does not show it.

@@ -154,14 +154,6 @@ mod tests {
     /// Python's `str.isspace()`: Unicode White_Space, plus the four information separators
     /// U+001C to U+001F; the ASCII shortcut agrees with it on every character.
     #[test]
-    fn py_strip_is_trim_matches_py_space() {
-        for s in ["", " ", "a", " a ", "\t\n a b \r\n", "\u{a0} a\u{2028}", " \u{3000}x\u{1c} ", "é", " é ", "\u{85}"]
-        {
-            assert_eq!(py_strip(s), s.trim_matches(py_space), "{s:?}");
-        }
-    }
-
-    #[test]
     fn py_space_is_white_space_and_the_separators() {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
             assert_eq!(py_space(c), c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c), "{c:?}");
