@@ -554,6 +554,14 @@ fn budgeted_format(
 /// the render's [`CappedString`] records it (in a macro's or block's capture, the pieces join
 /// again); returns how many marks it wrote apart.
 fn write_marks_apart(out: &mut Output<'_>, s: &str, mark: Option<&[u8]>) -> Result<usize, fmt::Error> {
+    let bytes = s.as_bytes();
+    // The common cases at once: no mark, the template's own `{{ mark }}` or a short value,
+    // a value with no byte that starts a mark.
+    let Some(mark_bytes) = mark else { return out.write_str(s).map(|()| 0) };
+    if bytes.len() <= marks::MARK_LEN || marks::next_mark_start(bytes, 0).is_none() {
+        out.write_str(s)?;
+        return Ok(usize::from(bytes == mark_bytes));
+    }
     let (mut from, mut pieces) = (0, 0);
     for at in marks::places(s.as_bytes(), mark) {
         if at > from {
