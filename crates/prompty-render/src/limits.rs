@@ -92,14 +92,16 @@ impl Default for Limits {
     }
 }
 
-/// Text that refuses to grow past a cap: what the Jinja2 engine renders into.
+/// Output that refuses to grow past a cap: text for the Jinja2 engine ([`CappedString`],
+/// a `fmt::Write`), bytes for Handlebars ([`CappedWriter`], an `io::Write`).
 ///
-/// With a mark ([`crate::marks`]), a write of the mark is recorded instead of written: the
-/// formatter writes every mark-shaped piece of a value on its own (the template's own
-/// `{{ mark }}`, or the marks inside a macro's or block's output), and the template's text
-/// holds none. Marks do not count against the cap.
-pub(crate) struct CappedString<'m> {
-    pub(crate) buf: String,
+/// With a mark ([`crate::marks`]), a write of exactly the mark is recorded instead of
+/// written: the Jinja formatter writes each of the render's marks in a value on its own (the
+/// template's own `{{ mark }}`, or the marks inside a macro's or block's output), the
+/// Handlebars mark helper writes it alone, and the template's text holds none. Marks do not
+/// count against the cap.
+pub(crate) struct Capped<'m, B> {
+    pub(crate) buf: B,
     pub(crate) cap: usize,
     pub(crate) overflowed: bool,
     mark: Option<&'m str>,
@@ -107,12 +109,43 @@ pub(crate) struct CappedString<'m> {
     pub(crate) places: Vec<usize>,
 }
 
-impl<'m> CappedString<'m> {
-    /// Text of at most `cap` bytes, with room for `hint` of them; `mark`, when given, is
+/// What the Jinja2 engine renders into.
+pub(crate) type CappedString<'m> = Capped<'m, String>;
+
+/// What the Handlebars engine renders into.
+#[cfg(feature = "handlebars")]
+pub(crate) type CappedWriter<'m> = Capped<'m, Vec<u8>>;
+
+/// A buffer a [`Capped`] output can hold.
+pub(crate) trait Buffer {
+    fn with_capacity(n: usize) -> Self;
+    fn len(&self) -> usize;
+}
+
+impl Buffer for String {
+    fn with_capacity(n: usize) -> Self {
+        String::with_capacity(n)
+    }
+    fn len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Buffer for Vec<u8> {
+    fn with_capacity(n: usize) -> Self {
+        Vec::with_capacity(n)
+    }
+    fn len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<'m, B: Buffer> Capped<'m, B> {
+    /// Output of at most `cap` bytes, with room for `hint` of them; `mark`, when given, is
     /// recorded instead of written, with room for `marks` places.
     pub(crate) fn new(cap: usize, hint: usize, mark: Option<&'m str>, marks: usize) -> Self {
         Self {
-            buf: String::with_capacity(hint.min(cap)),
+            buf: B::with_capacity(hint.min(cap)),
             cap,
             overflowed: false,
             mark,
@@ -120,63 +153,41 @@ impl<'m> CappedString<'m> {
         }
     }
 
-    fn push(&mut self, s: &str) -> fmt::Result {
-        if self.buf.len() + s.len() > self.cap {
-            self.overflowed = true;
-            return Err(fmt::Error);
+    /// Whether `data` is to be written: `Some(false)` when it was the mark (now recorded),
+    /// `None` when it would pass the cap.
+    fn admit(&mut self, data: &[u8]) -> Option<bool> {
+        let len = self.buf.len();
+        if self.mark.is_some_and(|m| m.as_bytes() == data) {
+            self.places.push(len);
+            return Some(false);
         }
-        self.buf.push_str(s);
-        Ok(())
+        if len + data.len() > self.cap {
+            self.overflowed = true;
+            return None;
+        }
+        Some(true)
     }
 }
 
 impl fmt::Write for CappedString<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.mark == Some(s) {
-            self.places.push(self.buf.len());
-            return Ok(());
+        match self.admit(s.as_bytes()) {
+            Some(true) => self.buf.push_str(s),
+            Some(false) => {}
+            None => return Err(fmt::Error),
         }
-        self.push(s)
-    }
-}
-
-/// Bytes that refuse to grow past a cap: what the Handlebars engine renders into. Like
-/// [`CappedString`], a write of exactly the mark (the mark helper's) is recorded instead.
-#[cfg(feature = "handlebars")]
-pub(crate) struct CappedWriter<'m> {
-    pub(crate) buf: Vec<u8>,
-    pub(crate) cap: usize,
-    pub(crate) overflowed: bool,
-    mark: Option<&'m str>,
-    /// Where the marks were in `buf`, ascending.
-    pub(crate) places: Vec<usize>,
-}
-
-#[cfg(feature = "handlebars")]
-impl<'m> CappedWriter<'m> {
-    pub(crate) fn new(cap: usize, hint: usize, mark: Option<&'m str>, marks: usize) -> Self {
-        Self {
-            buf: Vec::with_capacity(hint.min(cap)),
-            cap,
-            overflowed: false,
-            mark,
-            places: Vec::with_capacity(if mark.is_some() { marks } else { 0 }),
-        }
+        Ok(())
     }
 }
 
 #[cfg(feature = "handlebars")]
 impl io::Write for CappedWriter<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.mark.is_some_and(|m| m.as_bytes() == data) {
-            self.places.push(self.buf.len());
-            return Ok(data.len());
+        match self.admit(data) {
+            Some(true) => self.buf.extend_from_slice(data),
+            Some(false) => {}
+            None => return Err(io::Error::other("rendered output exceeds the size limit")),
         }
-        if self.buf.len() + data.len() > self.cap {
-            self.overflowed = true;
-            return Err(io::Error::other("rendered output exceeds the size limit"));
-        }
-        self.buf.extend_from_slice(data);
         Ok(data.len())
     }
 
