@@ -31,7 +31,7 @@ use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
 use crate::layout::{self, BOUNDARY, Layout, Origin};
 use crate::limits::Limits;
-use crate::promptflow::PROMPTFLOW_ROLES;
+use crate::promptflow::{PROMPTFLOW_ROLES, skip_space};
 use crate::pyrepr::py_space;
 
 /// The context variable that carries the per-render mark.
@@ -294,16 +294,6 @@ fn insert(body: &str, inserts: &[Insert<'_>]) -> String {
     }
     out.push_str(body.get(from..).unwrap_or(""));
     out
-}
-
-fn skip_space(s: &str, mut i: usize) -> usize {
-    while let Some(c) = s.get(i..).and_then(|r| r.chars().next()) {
-        if !py_space(c) {
-            break;
-        }
-        i += c.len_utf8();
-    }
-    i
 }
 
 /// Where marks go in a layout's view (offsets, ascending), and whether the role lines'

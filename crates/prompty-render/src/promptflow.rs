@@ -19,7 +19,7 @@ pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function
 
 /// Where the run of Python whitespace from `i` ends.
 #[inline]
-fn skip_space(text: &str, mut i: usize) -> usize {
+pub(crate) fn skip_space(text: &str, mut i: usize) -> usize {
     let bytes = text.as_bytes();
     while let Some(&b) = bytes.get(i) {
         if b.is_ascii() {
