@@ -279,10 +279,10 @@ impl Engine {
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2, mark_text, marks);
                 // The mark is a helper's output, not data: no lookup or iteration of the
                 // inputs can print it.
-                let budget = hbs::StepBudget::start(limits.steps, mark.copied());
+                let scope = hbs::RenderScope::start(limits.steps, mark.copied());
                 let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(None), &mut out);
-                let exhausted = budget.exhausted();
-                drop(budget);
+                let exhausted = scope.exhausted();
+                drop(scope);
                 if let Err(e) = result {
                     let (kind, message) = if out.overflowed {
                         (ErrorKind::Limit, output_limit(limits, false).message().to_owned())

@@ -77,18 +77,18 @@ impl HelperDef for StepHelper {
 
 /// Installs a step budget and the render's mark on this thread for the duration of one
 /// render.
-pub(crate) struct StepBudget {
+pub(crate) struct RenderScope {
     previous: (u64, bool, Option<Mark>),
 }
 
-impl StepBudget {
+impl RenderScope {
     pub(crate) fn start(steps: u64, mark: Option<Mark>) -> Self {
         let previous = (
             STEPS_LEFT.with(|s| s.replace(steps)),
             EXHAUSTED.with(|e| e.replace(false)),
             MARK.with(|m| m.replace(mark)),
         );
-        StepBudget { previous }
+        RenderScope { previous }
     }
 
     /// Whether the render ran out of steps.
@@ -97,7 +97,7 @@ impl StepBudget {
     }
 }
 
-impl Drop for StepBudget {
+impl Drop for RenderScope {
     fn drop(&mut self) {
         STEPS_LEFT.with(|s| s.set(self.previous.0));
         EXHAUSTED.with(|e| e.set(self.previous.1));
