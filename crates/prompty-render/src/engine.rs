@@ -17,8 +17,8 @@ use crate::error::{Error, ErrorKind};
 use crate::hbs;
 #[cfg(feature = "handlebars")]
 use crate::limits::CappedWriter;
-use crate::limits::{CappedString, Limits};
-use crate::marks::Mark;
+use crate::limits::{CappedString, Direct, Limits};
+use crate::marks::{Mark, Marking};
 use crate::nesting::TooDeep;
 use crate::{growth, jinja_compat, marks, nesting, pyrepr};
 
@@ -204,37 +204,28 @@ impl Engine {
         body: &str,
         loc: &BodyLocation,
     ) -> Result<String, Error> {
-        self.render_inner(ctx, None, 0, limits, body, loc).map(|(text, _)| text)
+        self.render_marked(ctx, Marking::default(), limits, body, loc).map(|(text, _)| text)
     }
 
-    /// Renders with `ctx` and the per-render `mark` of a marked template (holding `marks`
-    /// of them): the text without the marks, and where they were ([`crate::marks`]).
+    /// Renders with `ctx` and the [`Marking`] of a marked template: the text without the
+    /// marks, and the places of the marks and of the direct places ([`crate::marks`]).
     pub(crate) fn render_marked(
         &self,
         ctx: &Context<'_>,
-        mark: &Mark,
-        marks: usize,
+        marking: Marking<'_>,
         limits: &Limits,
         body: &str,
         loc: &BodyLocation,
     ) -> Result<(String, Vec<usize>), Error> {
-        self.render_inner(ctx, Some(mark), marks, limits, body, loc)
-    }
-
-    fn render_inner(
-        &self,
-        ctx: &Context<'_>,
-        mark: Option<&Mark>,
-        marks: usize,
-        limits: &Limits,
-        body: &str,
-        loc: &BodyLocation,
-    ) -> Result<(String, Vec<usize>), Error> {
+        let Marking { mark, marks, direct } = marking;
         let mark_text = mark.map(Mark::as_str);
         match self {
             Engine::Jinja(env) => {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
-                let mut out = CappedString::new(limits.max_output, body.len() * 2, mark_text, marks);
+                let mut out = CappedString::new(limits.max_output, body.len() * 2, mark_text, marks + direct.len());
+                if !direct.is_empty() {
+                    out.direct = Some(Direct::new(tmpl.source(), direct));
+                }
                 start_count(mark.copied());
                 let result = tmpl.render_to_fmt(ctx.to_minijinja(mark_text), &mut out);
                 if out.overflowed {

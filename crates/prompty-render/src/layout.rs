@@ -22,7 +22,7 @@
 #[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};
 
-use crate::marks::{JinjaItem, jinja_lex};
+use crate::marks::{Block, JinjaItem, jinja_lex};
 
 /// Stands in the view for anything that is not the template's literal text. Never part of
 /// a role line or label (it is not whitespace), so a role line next to one is not whole.
@@ -36,7 +36,7 @@ pub(crate) struct Layout {
     /// The variable tag for each kind of place (Jinja and Mustache), indexed by [`Origin::Body`].
     pub(crate) tags: Vec<String>,
     /// Whether text of the template may be used as a value, which filters can rewrite (Jinja
-    /// `set` blocks, macros, `call`, `filter` and `block` blocks).
+    /// `set` blocks, macros, `call`, `filter` and `block` blocks, recursive loops).
     pub(crate) captures: bool,
 }
 
@@ -46,6 +46,10 @@ pub(crate) struct Run {
     /// Where the run's text starts in the view.
     pub(crate) view_at: usize,
     pub(crate) origin: Origin,
+    /// Jinja: whether the run is written straight to the render's output (outside any
+    /// block whose text becomes a value), where the writer can tell the template's own text
+    /// by where it points ([`crate::limits::Direct`]) and the run needs no marks.
+    pub(crate) direct: bool,
 }
 
 /// Where a run is in the template.
@@ -63,11 +67,11 @@ pub(crate) enum Origin {
 impl Layout {
     /// Appends a run; `follows` says that nothing renders between it and the previous run
     /// (or, for the first run, before it).
-    fn push(&mut self, text: &str, follows: bool, origin: Origin) {
+    fn push(&mut self, text: &str, follows: bool, origin: Origin, direct: bool) {
         if !follows {
             self.view.push(BOUNDARY);
         }
-        self.runs.push(Run { view_at: self.view.len(), origin });
+        self.runs.push(Run { view_at: self.view.len(), origin, direct });
         self.view.push_str(text);
     }
 
@@ -106,14 +110,19 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
     let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::marks::MARK_VAR));
     let mut follows = true;
     let mut last_ends = false;
+    // The open blocks, and how many of them capture their text.
+    let mut open: Vec<(&str, bool)> = Vec::new();
+    let mut capturing = 0usize;
+    let mut confused = false;
     for item in jinja_lex(body, trim_blocks) {
+        let direct = capturing == 0;
         last_ends = false;
         match item {
             JinjaItem::Data(d) => {
                 let kept = d.kept(body);
                 let text = body.get(kept.clone()).unwrap_or("");
                 if !text.is_empty() {
-                    layout.push(text, follows, Origin::Body { at: kept.start, tag: plain });
+                    layout.push(text, follows, Origin::Body { at: kept.start, tag: plain }, direct);
                     follows = true;
                 }
                 last_ends = d.range.end == body.len() && kept.end == body.len();
@@ -122,20 +131,36 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
             JinjaItem::Raw(kept, ends) if raw => {
                 let text = body.get(kept.clone()).unwrap_or("");
                 if !text.is_empty() {
-                    layout.push(text, follows, Origin::Body { at: kept.start, tag: spliced });
+                    layout.push(text, follows, Origin::Body { at: kept.start, tag: spliced }, direct);
                     follows = true;
                 }
                 // A raw block that closes the template ends the output.
                 last_ends = ends;
             }
-            JinjaItem::Tag { captures } => {
-                layout.captures |= captures;
+            JinjaItem::Tag(block) => {
+                match block {
+                    Block::Open { kind, captures } => {
+                        open.push((kind, captures));
+                        capturing += usize::from(captures);
+                        layout.captures |= captures;
+                    }
+                    Block::Close(kind) => match open.pop() {
+                        Some((k, captures)) if k == kind => capturing -= usize::from(captures),
+                        _ => confused = true,
+                    },
+                    Block::None => {}
+                }
                 follows = false;
             }
             JinjaItem::Raw(..) => follows = false,
         }
     }
     layout.finish(last_ends);
+    // A block structure read wrong (the engine's own parser accepted it): every run gets
+    // marks, as if it were captured.
+    if confused {
+        layout.runs.iter_mut().for_each(|r| r.direct = false);
+    }
     layout
 }
 
@@ -159,7 +184,7 @@ pub(crate) fn mustache(template: &prompty_mustache::Template, any_delimiters: bo
         }
         let text = source.get(l.span.clone()).unwrap_or("");
         let tag = layout.tag(format!("{open}{}{close}", crate::marks::MARK_VAR));
-        layout.push(text, follows && joined, Origin::Body { at: l.span.start, tag });
+        layout.push(text, follows && joined, Origin::Body { at: l.span.start, tag }, false);
         follows = true;
     }
     let ends = literals.last().is_some_and(|l| l.span.end == source.len());
@@ -200,7 +225,7 @@ impl HbsWalk<'_> {
                     let index = self.index;
                     self.index += 1;
                     if !s.is_empty() {
-                        self.layout.push(s, self.follows, Origin::Element(index));
+                        self.layout.push(s, self.follows, Origin::Element(index), false);
                         self.follows = true;
                     }
                 }

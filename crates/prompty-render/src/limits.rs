@@ -99,14 +99,47 @@ impl Default for Limits {
 /// written: the Jinja formatter writes each of the render's marks in a value on its own (the
 /// template's own `{{ mark }}`, or the marks inside a macro's or block's output), the
 /// Handlebars mark helper writes it alone, and the template's text holds none. Marks do not
-/// count against the cap.
+/// count against the cap. With [`Direct`] places (Jinja), the template's own text written
+/// straight to the output records its places as it is written, with no mark.
 pub(crate) struct Capped<'m, B> {
     pub(crate) buf: B,
     pub(crate) cap: usize,
     pub(crate) overflowed: bool,
     mark: Option<&'m str>,
-    /// Where the marks were in `buf`, ascending.
+    pub(crate) direct: Option<Direct<'m>>,
+    /// Where the marks (and the direct places) were in `buf`, ascending.
     pub(crate) places: Vec<usize>,
+}
+
+/// Places of a compiled Jinja template's own text that the render writes straight to its
+/// output: minijinja writes template text as slices of the template's source, which no
+/// value can point into (values own their text), so a write that points into the source
+/// at offset `k` is the template's text from `k`, and each place in it is recorded where
+/// the write puts it, as a mark in that place would be.
+pub(crate) struct Direct<'m> {
+    /// The address and length of the compiled template's source.
+    source: (usize, usize),
+    /// Byte offsets in the source, ascending.
+    places: &'m [usize],
+}
+
+impl<'m> Direct<'m> {
+    pub(crate) fn new(source: &'m str, places: &'m [usize]) -> Self {
+        Self { source: (source.as_ptr().addr(), source.len()), places }
+    }
+
+    /// Records into `out` the places that `s`, written at `at`, holds.
+    fn record(&self, s: &str, at: usize, out: &mut Vec<usize>) {
+        let offset = s.as_ptr().addr().wrapping_sub(self.source.0);
+        if offset >= self.source.1 {
+            return;
+        }
+        let first = self.places.partition_point(|&p| p < offset);
+        let end = offset + s.len();
+        for &p in self.places.get(first..).unwrap_or_default().iter().take_while(|&&p| p < end) {
+            out.push(at + p - offset);
+        }
+    }
 }
 
 /// What the Jinja2 engine renders into.
@@ -149,7 +182,8 @@ impl<'m, B: Buffer> Capped<'m, B> {
             cap,
             overflowed: false,
             mark,
-            places: Vec::with_capacity(if mark.is_some() { marks } else { 0 }),
+            direct: None,
+            places: Vec::with_capacity(marks),
         }
     }
 
@@ -172,7 +206,12 @@ impl<'m, B: Buffer> Capped<'m, B> {
 impl fmt::Write for CappedString<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         match self.admit(s.as_bytes()) {
-            Some(true) => self.buf.push_str(s),
+            Some(true) => {
+                if let Some(direct) = &self.direct {
+                    direct.record(s, self.buf.len(), &mut self.places);
+                }
+                self.buf.push_str(s);
+            }
             Some(false) => {}
             None => return Err(fmt::Error),
         }

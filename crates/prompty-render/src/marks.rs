@@ -96,6 +96,16 @@ impl Mark {
     }
 }
 
+/// What a render of a marked template needs: this render's mark (none when the template
+/// holds none), how many marks the template holds, and its direct places
+/// ([`Marked::direct`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Marking<'a> {
+    pub(crate) mark: Option<&'a Mark>,
+    pub(crate) marks: usize,
+    pub(crate) direct: &'a [usize],
+}
+
 /// Where `mark` (a mark's bytes) occurs in `bytes`, in order; nothing without a mark.
 /// Occurrences cannot overlap: a mark's inside holds neither of its ends.
 pub(crate) fn places<'a>(bytes: &'a [u8], mark: Option<&'a [u8]>) -> impl Iterator<Item = usize> + 'a {
@@ -133,6 +143,10 @@ pub(crate) struct Marked {
     pub(crate) engine: Engine,
     /// How many marks the template holds (0: the engine renders the plain template).
     pub(crate) marks: usize,
+    /// Jinja: the places of the compiled body's own text that get no mark, since the render
+    /// writes them straight to its output (byte offsets in [`Marked::body`], ascending; see
+    /// [`crate::limits::Direct`]).
+    pub(crate) direct: Vec<usize>,
     /// Whether role-line starts and line breaks carry marks (see [`plan`]).
     pub(crate) lines: bool,
 }
@@ -186,7 +200,7 @@ pub(crate) fn compile_marked(
                 })
                 .collect();
             engine.splice_marks(&places);
-            Ok(Marked { body: body.to_owned(), engine, marks: places.len(), lines })
+            Ok(Marked { body: body.to_owned(), engine, marks: places.len(), direct: Vec::new(), lines })
         }
         // An unknown format, or an engine left out of the build: compiling reports it.
         _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
@@ -202,7 +216,7 @@ struct How<'a> {
 }
 
 fn unmarked(body: &str, engine: Engine) -> Marked {
-    Marked { body: body.to_owned(), engine, marks: 0, lines: false }
+    Marked { body: body.to_owned(), engine, marks: 0, direct: Vec::new(), lines: false }
 }
 
 /// A Mustache template's literal text, all runs joined.
@@ -211,7 +225,9 @@ fn literal_text(t: &prompty_mustache::Template) -> String {
     t.literals().iter().filter_map(|l| t.source().get(l.span.clone())).collect()
 }
 
-/// Writes the mark's variable into `body` at the view offsets `places` and compiles it.
+/// Writes the mark's variable into `body` at the view offsets `places` and compiles it;
+/// a place in a run written straight to the output gets no mark and is kept as a byte
+/// offset of the compiled body ([`Marked::direct`]).
 /// `works` confirms a compiled template (given the number of marks). When the marked body
 /// does not compile or `works` refuses it (a lexer that disagrees with the engine's, a rare
 /// case), the places that work are found by halving, within a budget of compiles; a place
@@ -225,23 +241,26 @@ fn compile_with_places(
     works: &dyn Fn(&Engine, usize) -> bool,
 ) -> Result<Marked, Error> {
     let compile = |text: String| Engine::compile(how.format, text, how.profile, how.limits, how.loc);
-    let inserts: Vec<Insert<'_>> = places
-        .iter()
-        .filter_map(|&p| match layout.locate(p)? {
-            (layout::Run { origin: Origin::Body { at, tag }, .. }, offset) => {
-                Some((at + offset, layout.tags.get(*tag)?.as_str()))
+    let mut inserts: Vec<Insert<'_>> = Vec::new();
+    let mut direct = Vec::new();
+    for &p in places {
+        if let Some((layout::Run { origin: Origin::Body { at, tag }, direct: d, .. }, offset)) = layout.locate(p) {
+            match layout.tags.get(*tag) {
+                _ if *d => direct.push(at + offset),
+                Some(tag) => inserts.push((at + offset, tag.as_str())),
+                None => {}
             }
-            _ => None,
-        })
-        .collect();
+        }
+    }
     if inserts.is_empty() {
-        return Ok(unmarked(body, compile(body.to_owned())?));
+        return Ok(Marked { direct, ..unmarked(body, compile(body.to_owned())?) });
     }
     let marked = insert(body, &inserts);
     if let Ok(engine) = compile(marked.clone())
         && works(&engine, inserts.len())
     {
-        return Ok(Marked { body: marked, engine, marks: inserts.len(), lines: false });
+        let direct = shifted(&direct, &inserts);
+        return Ok(Marked { body: marked, engine, marks: inserts.len(), direct, lines: false });
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
@@ -251,7 +270,24 @@ fn compile_with_places(
     keep_working(&inserts, &attempt, &mut budget, &mut kept);
     let marked = insert(body, &kept);
     let engine = compile(marked.clone())?;
-    Ok(Marked { body: marked, engine, marks: kept.len(), lines: false })
+    let direct = shifted(&direct, &kept);
+    Ok(Marked { body: marked, engine, marks: kept.len(), direct, lines: false })
+}
+
+/// The offsets `places` of a body (ascending) in the body with `inserts` written into it:
+/// a tag written at an offset goes before the byte there.
+fn shifted(places: &[usize], inserts: &[Insert<'_>]) -> Vec<usize> {
+    let mut added = 0;
+    let mut next = inserts.iter().peekable();
+    places
+        .iter()
+        .map(|&p| {
+            while let Some((_, tag)) = next.next_if(|(at, _)| *at <= p) {
+                added += tag.len();
+            }
+            p + added
+        })
+        .collect()
 }
 
 /// A tag to write into the body, at a byte offset.
@@ -487,10 +523,8 @@ pub(crate) enum JinjaItem {
     Data(Data),
     /// A comment: renders nothing.
     Comment,
-    /// A `{{ }}` or `{% %}` tag; `captures` for the end of a block whose text may be used as
-    /// a value (`endset`, `endmacro`, `endcall`, `endfilter`, `endblock`), which a filter or
-    /// a slice can then rewrite.
-    Tag { captures: bool },
+    /// A `{{ }}` or `{% %}` tag, and what it does to the blocks around the text.
+    Tag(Block),
     /// A `{% raw %}` block: the range of its text that renders (after the block tags'
     /// whitespace control), and whether the block ends the template.
     Raw(std::ops::Range<usize>, bool),
@@ -535,10 +569,8 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
                         (end, JinjaItem::Raw(text, end == b.len()))
                     }
                     None => {
-                        let word = tag_keyword(b, i);
-                        let captures =
-                            [&b"endset"[..], b"endmacro", b"endcall", b"endfilter", b"endblock"].contains(&word);
-                        (end_of_tag(b, i, b"%}"), JinjaItem::Tag { captures })
+                        let end = end_of_tag(b, i, b"%}");
+                        (end, JinjaItem::Tag(block_of(b.get(i..end).unwrap_or_default())))
                     }
                 }
             }
@@ -546,7 +578,7 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
                 if matches!(b.get(i), Some(b'-' | b'+')) {
                     i += 1;
                 }
-                (end_of_tag(b, i, b"}}"), JinjaItem::Tag { captures: false })
+                (end_of_tag(b, i, b"}}"), JinjaItem::Tag(Block::None))
             }
         };
         pos = end;
@@ -561,6 +593,92 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
         };
     }
     out
+}
+
+/// What a `{% %}` tag does to the block structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Block {
+    /// Neither opens nor closes a block (`{{ }}` tags, `{% set x = 1 %}`, `{% else %}` ...).
+    None,
+    /// Opens a block named `kind` (`for`, `if`, `macro` ...); `captures` when the text in it
+    /// becomes a value instead of going to the output: a macro, `call`, `filter`, `block` or
+    /// `set` body, or a recursive loop's (its `loop()` calls return their output).
+    Open { kind: &'static str, captures: bool },
+    /// Closes the innermost block, which should be a `kind` block (`endfor` ...).
+    Close(&'static str),
+}
+
+/// The block statements with an end tag, and whether their text becomes a value.
+const BLOCKS: &[(&str, bool)] = &[
+    ("for", false),
+    ("if", false),
+    ("with", false),
+    ("autoescape", false),
+    ("set", true),
+    ("filter", true),
+    ("block", true),
+    ("macro", true),
+    ("call", true),
+];
+
+/// The block a `{% %}` tag opens or closes; `tag` runs from after `{%` (and its `-` or `+`)
+/// to the tag's end. A mistaken answer costs marks or a refusal, never an injection: text
+/// taken to be in a capturing block gets marks it may not need, and a block structure that
+/// does not add up gives every run marks ([`crate::layout::jinja`]). So the answers lean
+/// to capturing: `set` is an assignment only with an `=` outside strings and brackets, and
+/// a loop is recursive with the word `recursive` anywhere in its tag.
+fn block_of(tag: &[u8]) -> Block {
+    let word = tag_keyword(tag, 0);
+    if let Some(name) = word.strip_prefix(b"end") {
+        return BLOCKS.iter().find(|(n, _)| n.as_bytes() == name).map_or(Block::None, |&(n, _)| Block::Close(n));
+    }
+    let Some(&(kind, captures)) = BLOCKS.iter().find(|(n, _)| n.as_bytes() == word) else { return Block::None };
+    let rest = tag.get(tag.len() - tag.trim_ascii_start().len() + word.len()..).unwrap_or_default();
+    match kind {
+        "set" if assigns(rest) => Block::None,
+        "for" => Block::Open { kind, captures: has_word(rest, b"recursive") },
+        _ => Block::Open { kind, captures },
+    }
+}
+
+/// Whether a `set` tag's text after the keyword holds an assignment: an `=` (not `==`,
+/// `!=`, `<=`, `>=`) outside string literals and brackets.
+fn assigns(rest: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&c) = rest.get(i) {
+        match c {
+            b'\'' | b'"' => {
+                i += 1;
+                while let Some(&d) = rest.get(i) {
+                    i += if d == b'\\' { 2 } else { 1 };
+                    if d == c {
+                        break;
+                    }
+                }
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'=' if depth == 0 => {
+                let before = i.checked_sub(1).and_then(|k| rest.get(k));
+                let comparison = matches!(before, Some(b'=' | b'!' | b'<' | b'>')) || rest.get(i + 1) == Some(&b'=');
+                if !comparison {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &[u8], word: &[u8]) -> bool {
+    let ident = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    memchr::memmem::find_iter(text, word)
+        .any(|k| !ident(k.checked_sub(1).and_then(|j| text.get(j))) && !ident(text.get(k + word.len())))
 }
 
 /// A run of plain template text, and how the tags around it trim it.

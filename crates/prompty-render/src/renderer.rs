@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::marks::{MARK_VAR, Mark, compile_marked};
+use crate::marks::{MARK_VAR, Mark, Marking, compile_marked};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
@@ -66,6 +66,9 @@ pub struct Renderer {
     strict: bool,
     /// How many marks the compiled template holds (0: it is the prompt's template).
     marks: usize,
+    /// Places of the compiled template's own text that the render records without marks
+    /// ([`crate::marks::Marked::direct`]).
+    direct: Vec<usize>,
     /// Whether role-line starts and line breaks carry marks too.
     line_marks: bool,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
@@ -104,12 +107,12 @@ impl Renderer {
             .then(|| markdown_image_prepass(&instructions))
             .flatten();
         let instructions = prepassed.clone().unwrap_or(instructions);
-        let (body, engine, marks, line_marks) = if profile == Profile::Promptflow || strict {
+        let (body, engine, marks, direct, line_marks) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks, marked.lines)
+            (marked.body, marked.engine, marked.marks, marked.direct, marked.lines)
         } else {
             let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
-            (instructions, engine, 0, false)
+            (instructions, engine, 0, Vec::new(), false)
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
@@ -123,6 +126,7 @@ impl Renderer {
             engine,
             strict,
             marks,
+            direct,
             line_marks,
             plain,
             prepassed,
@@ -174,8 +178,7 @@ impl Renderer {
         match self.profile {
             Profile::Spec if self.strict => {
                 // Every role line must carry this render's mark.
-                let mark = Mark::new(random_u64()?);
-                let (text, marks) = self.render_marked(&ctx, &mark)?;
+                let (text, marks) = self.render_marked(&ctx)?;
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
                 let messages =
@@ -194,8 +197,7 @@ impl Renderer {
                 // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must carry this render's mark.
-                let mark = Mark::new(random_u64()?);
-                let (text, marks) = self.render_marked(&ctx, &mark)?;
+                let (text, marks) = self.render_marked(&ctx)?;
                 let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
                 apply_images(&mut messages, &images);
@@ -205,10 +207,13 @@ impl Renderer {
         }
     }
 
-    /// Renders the compiled template with `mark`: the text without the marks, and where
-    /// they were.
-    fn render_marked(&self, ctx: &Context<'_>, mark: &Mark) -> Result<(String, Vec<usize>), Error> {
-        self.engine.render_marked(ctx, mark, self.marks, &self.limits, &self.body, &self.location)
+    /// Renders the compiled template with a fresh mark (when it holds any): the text
+    /// without the marks, and the places of the template's own role words, labels and line
+    /// breaks ([`crate::marks`]).
+    fn render_marked(&self, ctx: &Context<'_>) -> Result<(String, Vec<usize>), Error> {
+        let mark = if self.marks > 0 { Some(Mark::new(random_u64()?)) } else { None };
+        let marking = Marking { mark: mark.as_ref(), marks: self.marks, direct: &self.direct };
+        self.engine.render_marked(ctx, marking, &self.limits, &self.body, &self.location)
     }
 
     /// Renders a Jinja template into provenance segments: literal template text and
@@ -488,7 +493,10 @@ mod tests {
         let prompt =
             prompty_syntax::load_str(text, &prompty_syntax::MapHost::new(), &Default::default()).prompt.expect("loads");
         let renderer = Renderer::new(prompt).expect("compiles");
-        assert_eq!(renderer.body, "{{ __prompty_mark }}system:\nhi\n# {{ __prompty_mark }}User[name=Bob]:\n{{q}}");
+        // Both role lines are written straight to the output: no marks, two direct places.
+        assert_eq!((renderer.body.as_str(), renderer.marks), ("system:\nhi\n# User[name=Bob]:\n{{q}}", 0));
+        let words: Vec<&str> = renderer.direct.iter().map(|&p| &renderer.body[p..p + 4]).collect();
+        assert_eq!(words, ["syst", "User"]);
         let ms = renderer.prepare(&Map::new()).expect("renders");
         assert_eq!(ms[1].metadata.get("name"), Some(&Value::String("Bob".into())));
         assert_eq!(ms[1].text_content(), "x");
