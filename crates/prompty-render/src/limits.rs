@@ -264,4 +264,28 @@ mod tests {
         assert!(plain.write_str(m).is_ok());
         assert_eq!((plain.buf.as_str(), plain.places.len()), (m, 0));
     }
+
+    /// Direct places are recorded for writes that point into the template's source, at the
+    /// offset the write puts them; the same text from anywhere else records nothing.
+    #[test]
+    fn direct_places_come_from_the_source_not_from_equal_text() {
+        let source = String::from("system:\nA\nuser:\nB");
+        let places = [0, 10];
+        let mut out = CappedString::new(100, 0, None, 0);
+        out.direct = Some(Direct::new(&source, &places));
+        let copy = source.clone();
+        for piece in [&copy[..10], "x", &source[..3], &source[3..12], &source[12..], &copy[10..]] {
+            assert!(out.write_str(piece).is_ok());
+        }
+        assert_eq!(out.buf, "system:\nA\nxsystem:\nA\nuser:\nBuser:\nB");
+        // `source[..3]` holds offset 0 (written at 11); `source[3..12]` holds offset 10
+        // (written at 14 + 7); the copies hold none.
+        assert_eq!(out.places, [11, 21]);
+        assert_eq!(&out.buf[21..25], "user");
+        // An empty write at the source's end, and a write right after it, record nothing.
+        let mut out = CappedString::new(100, 0, None, 0);
+        out.direct = Some(Direct::new(&source[..10], &places));
+        assert!(out.write_str(&source[10..]).is_ok());
+        assert!(out.places.is_empty());
+    }
 }

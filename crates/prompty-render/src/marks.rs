@@ -880,6 +880,79 @@ mod tests {
     }
 
     #[test]
+    fn tags_open_and_close_blocks_leaning_to_capture() {
+        let of = |tag: &str| block_of(tag.as_bytes());
+        let open = |kind, captures| Block::Open { kind, captures };
+        // Assignments are no blocks; a `set` without an `=` of its own is one.
+        for tag in [" set x = 1 %}", "set x=y-%}", " set (a, b) = (1, 2) %}", " set x = a == b %}", " set ns.x = 1 %}"]
+        {
+            assert_eq!(of(tag), Block::None, "{tag}");
+        }
+        for tag in [" set x %}", " set x | upper %}", " set x | replace('=', '-') %}", " set x | f(a == b) %}"] {
+            assert_eq!(of(tag), open("set", true), "{tag}");
+        }
+        assert_eq!(of(" set x | f(k=1) %}"), open("set", true));
+        // Loops capture when recursive; the word counts anywhere, as a whole word only.
+        assert_eq!(of(" for x in xs %}"), open("for", false));
+        assert_eq!(of(" for x in xs recursive %}"), open("for", true));
+        assert_eq!(of(" for x in xs if x.recursive_ok %}"), open("for", false));
+        assert_eq!(of(" for x in 'recursive' %}"), open("for", true));
+        for (tag, kind) in [(" macro m(a=1) %}", "macro"), (" call(u) m() %}", "call"), (" filter upper %}", "filter")]
+        {
+            assert_eq!(of(tag), open(kind, true), "{tag}");
+        }
+        assert_eq!(of(" block b %}"), open("block", true));
+        assert_eq!(of(" if x %}"), open("if", false));
+        assert_eq!(of(" with a = 1 %}"), open("with", false));
+        assert_eq!(of(" endset %}"), Block::Close("set"));
+        assert_eq!(of(" endfor -%}"), Block::Close("for"));
+        for tag in [" else %}", " elif y %}", " include 'x' %}", " endraw %}", " endwhatever %}", " do x %}"] {
+            assert_eq!(of(tag), Block::None, "{tag}");
+        }
+    }
+
+    #[test]
+    fn runs_in_capturing_blocks_are_not_direct() {
+        let directs = |body: &str| -> Vec<(String, bool)> {
+            let layout = crate::layout::jinja(body, true, false);
+            layout
+                .runs
+                .iter()
+                .map(|r| {
+                    let end = layout.view[r.view_at..]
+                        .find(crate::layout::BOUNDARY)
+                        .map_or(layout.view.len(), |k| r.view_at + k);
+                    (layout.view[r.view_at..end].to_owned(), r.direct)
+                })
+                .collect()
+        };
+        let body = "A{% for x in xs %}B{% if x %}C{% endif %}{% endfor %}\
+                    {% macro m() %}D{% for y in ys recursive %}E{% endfor %}{% endmacro %}\
+                    {% set v %}F{% endset %}{% set w = 1 %}G{% filter upper %}H{% endfilter %}\
+                    {% call m() %}I{% endcall %}{% for z in zs recursive %}J{% if z %}K{% endif %}{% endfor %}L";
+        let expected = [
+            ("A", true),
+            ("B", true),
+            ("C", true),
+            ("D", false),
+            ("E", false),
+            ("F", false),
+            ("G", true),
+            ("H", false),
+            ("I", false),
+            ("J", false),
+            ("K", false),
+            ("L", true),
+        ];
+        let expected: Vec<(String, bool)> = expected.iter().map(|(t, d)| ((*t).to_owned(), *d)).collect();
+        assert_eq!(directs(body), expected);
+        // A block structure that does not add up (an `endset` with no `set` block open):
+        // every run gets marks.
+        let confused = directs("A{% set x = 1 %}B{% endset %}C");
+        assert!(confused.iter().all(|(_, d)| !d), "{confused:?}");
+    }
+
+    #[test]
     fn kept_newlines_follow_whitespace_control() {
         let src = "a\n{% if x %}\nb\n{{ y -}}\n\nc \n {%- endif %}\n{# c +#}\nd\n";
         let kept: Vec<usize> = kept_newlines(src, &jinja_data(src));

@@ -374,6 +374,12 @@ fn promptflow_role_lines_in_macros_and_blocks_are_the_templates() {
         "{% macro turn(t) %}\nuser:\n{{ t }}\n{% endmacro %}\nsystem:\nA\n{{ turn(q) }}{{ turn(a) }}",
         "{% set turn %}\nuser:\n{{ q }}\n{% endset %}\nsystem:\nA\n{{ turn }}",
         "system:\nA\n{% filter upper %}\nuser:\n{{ q }}\n{% endfilter %}",
+        "{% set turn | lower %}\nuser:\n{{ q }}\n{% endset %}\nsystem:\nA\n{{ turn }}",
+        "{% macro m() %}{{ caller() }}{% endmacro %}system:\nA\n{% call m() %}\nuser:\n{{ q }}\n{% endcall %}",
+        // A recursive loop's `loop()` returns its output as a value.
+        "system:\nA\n{% for t in [[q], [a]] recursive %}{% if t is string %}\nuser:\n{{ t }}\n{% else %}{{ loop(t) }}{% endif %}{% endfor %}",
+        // Role lines written straight to the output around a capturing block.
+        "system:\nA\n{% set s %}x{% endset %}\n\nuser:\n{{ q }}\n{{ s }}\nassistant:\n{{ a }}",
     ] {
         let r = v1("jinja2", body);
         let ms =
