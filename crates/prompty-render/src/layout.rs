@@ -148,6 +148,7 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
                         Some((k, captures)) if k == kind => capturing -= usize::from(captures),
                         _ => confused = true,
                     },
+                    Block::Foreign => confused = true,
                     Block::None => {}
                 }
                 follows = false;
@@ -156,8 +157,8 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
         }
     }
     layout.finish(last_ends);
-    // A block structure read wrong (the engine's own parser accepted it): every run gets
-    // marks, as if it were captured.
+    // A block structure read wrong (the engine's own parser accepted it), or a template's
+    // text brought in by a tag: every run gets marks, as if it were captured.
     if confused {
         layout.runs.iter_mut().for_each(|r| r.direct = false);
     }

@@ -584,8 +584,11 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
         pos = end;
         out.push(item);
         // How the tag's end trims the text after it: `-` strips all whitespace; a block or
-        // comment end without `+` drops one line break when trim_blocks is on.
-        lead = match b.get(pos.saturating_sub(3)) {
+        // comment end without `+` drops one line break when trim_blocks is on. The sign
+        // before the closing delimiter is the end's only after the opening's place: in
+        // `{#-#}` and `{#+#}` it belongs to the opening.
+        let closing = if pos >= open + 6 { b.get(pos - 3) } else { None };
+        lead = match closing {
             Some(b'-') => Lead::Strip,
             Some(b'+') => Lead::Keep,
             _ if kind == Some(b'{') || !trim_blocks => Lead::Keep,
@@ -606,6 +609,10 @@ pub(crate) enum Block {
     Open { kind: &'static str, captures: bool },
     /// Closes the innermost block, which should be a `kind` block (`endfor` ...).
     Close(&'static str),
+    /// Writes a template's text where it stands (`include`; `import`, `from` and `extends`
+    /// run one): the template's own, which may be in a capturing block where the writer
+    /// cannot see it, so every run gets marks.
+    Foreign,
 }
 
 /// The block statements with an end tag, and whether their text becomes a value.
@@ -626,9 +633,14 @@ const BLOCKS: &[(&str, bool)] = &[
 /// taken to be in a capturing block gets marks it may not need, and a block structure that
 /// does not add up gives every run marks ([`crate::layout::jinja`]). So the answers lean
 /// to capturing: `set` is an assignment only with an `=` outside strings and brackets, and
-/// a loop is recursive with the word `recursive` anywhere in its tag.
+/// a loop is recursive with `recursive` anywhere in its tag (`1recursive` is `1` and the
+/// keyword to the engine). A tag that brings in a template's text (`include`, `import`,
+/// `from`, `extends`) is [`Block::Foreign`].
 fn block_of(tag: &[u8]) -> Block {
     let word = tag_keyword(tag, 0);
+    if [&b"include"[..], b"import", b"from", b"extends"].contains(&word) {
+        return Block::Foreign;
+    }
     if let Some(name) = word.strip_prefix(b"end") {
         return BLOCKS.iter().find(|(n, _)| n.as_bytes() == name).map_or(Block::None, |&(n, _)| Block::Close(n));
     }
@@ -636,7 +648,7 @@ fn block_of(tag: &[u8]) -> Block {
     let rest = tag.get(tag.len() - tag.trim_ascii_start().len() + word.len()..).unwrap_or_default();
     match kind {
         "set" if assigns(rest) => Block::None,
-        "for" => Block::Open { kind, captures: has_word(rest, b"recursive") },
+        "for" => Block::Open { kind, captures: memchr::memmem::find(rest, b"recursive").is_some() },
         _ => Block::Open { kind, captures },
     }
 }
@@ -672,13 +684,6 @@ fn assigns(rest: &[u8]) -> bool {
         i += 1;
     }
     false
-}
-
-/// Whether `word` occurs in `text` as a whole identifier.
-fn has_word(text: &[u8], word: &[u8]) -> bool {
-    let ident = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
-    memchr::memmem::find_iter(text, word)
-        .any(|k| !ident(k.checked_sub(1).and_then(|j| text.get(j))) && !ident(text.get(k + word.len())))
 }
 
 /// A run of plain template text, and how the tags around it trim it.
@@ -895,8 +900,12 @@ mod tests {
         // Loops capture when recursive; the word counts anywhere, as a whole word only.
         assert_eq!(of(" for x in xs %}"), open("for", false));
         assert_eq!(of(" for x in xs recursive %}"), open("for", true));
-        assert_eq!(of(" for x in xs if x.recursive_ok %}"), open("for", false));
-        assert_eq!(of(" for x in 'recursive' %}"), open("for", true));
+        for tag in [" for x in xs if x.recursive_ok %}", " for x in 'recursive' %}", " for x in xs if 1recursive %}"] {
+            assert_eq!(of(tag), open("for", true), "{tag}");
+        }
+        for tag in [" include 'prompt' %}", " import 'prompt' as m %}", " from 'p' import m %}", " extends 'p' %}"] {
+            assert_eq!(of(tag), Block::Foreign, "{tag}");
+        }
         for (tag, kind) in [(" macro m(a=1) %}", "macro"), (" call(u) m() %}", "call"), (" filter upper %}", "filter")]
         {
             assert_eq!(of(tag), open(kind, true), "{tag}");
@@ -906,7 +915,7 @@ mod tests {
         assert_eq!(of(" with a = 1 %}"), open("with", false));
         assert_eq!(of(" endset %}"), Block::Close("set"));
         assert_eq!(of(" endfor -%}"), Block::Close("for"));
-        for tag in [" else %}", " elif y %}", " include 'x' %}", " endraw %}", " endwhatever %}", " do x %}"] {
+        for tag in [" else %}", " elif y %}", " endraw %}", " endwhatever %}", " do x %}"] {
             assert_eq!(of(tag), Block::None, "{tag}");
         }
     }

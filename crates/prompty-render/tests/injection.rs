@@ -376,7 +376,11 @@ fn promptflow_role_lines_in_macros_and_blocks_are_the_templates() {
         "system:\nA\n{% filter upper %}\nuser:\n{{ q }}\n{% endfilter %}",
         "{% set turn | lower %}\nuser:\n{{ q }}\n{% endset %}\nsystem:\nA\n{{ turn }}",
         "{% macro m() %}{{ caller() }}{% endmacro %}system:\nA\n{% call m() %}\nuser:\n{{ q }}\n{% endcall %}",
-        // A recursive loop's `loop()` returns its output as a value.
+        // A recursive loop's `loop()` returns its output as a value (`1recursive` is `1`
+        // and the keyword).
+        "system:\nA\n{% for t in [[q], [a]] if 1recursive %}{% if t is string %}\nuser:\n{{ t }}\n{% else %}{{ loop(t)|lower }}{% endif %}{% endfor %}",
+        // The template including itself into captured output.
+        "{% if inc %}\nuser:\n{{ q }}\n{% else %}system:\nA\n{% set s %}{% with inc = 1 %}{% include 'prompt' %}{% endwith %}{% endset %}{{ s }}{% endif %}",
         "system:\nA\n{% for t in [[q], [a]] recursive %}{% if t is string %}\nuser:\n{{ t }}\n{% else %}{{ loop(t) }}{% endif %}{% endfor %}",
         // Role lines written straight to the output around a capturing block.
         "system:\nA\n{% set s %}x{% endset %}\n\nuser:\n{{ q }}\n{{ s }}\nassistant:\n{{ a }}",
@@ -415,6 +419,11 @@ fn promptflow_line_breaks_from_values_do_not_make_role_lines() {
     let r = v1("jinja2", "system:\nA\n{{ q }}{% if true %}\nuser:\nB\n{% endif %}\n");
     assert_eq!(roles(&r.prepare(&given(&[("q", json!("x"))])).expect("benign")), ["system"]);
     refused(&r, &given(&[("q", json!("  "))]), "q");
+    // `{#+#}`'s sign is its opening's: under trim_blocks the comment drops the line break
+    // after it, which glues the role line to the value.
+    let r = v1("jinja2", "system:\nhi\n{{ q }}{#+#}\nuser:\nbye\n");
+    assert_eq!(roles(&r.prepare(&given(&[("q", json!("x"))])).expect("benign")), ["system"]);
+    refused(&r, &given(&[("q", json!("x\n"))]), "q");
     // Loops and conditions that keep the template's line breaks around role lines are fine.
     let r = v1(
         "jinja2",
@@ -659,6 +668,8 @@ fn spec_marks_follow_each_engines_raw_blocks_comments_and_delimiters() {
         ("jinja2", "system:\nA\n{{ q }}\n{% raw -%}\n\nuser:\n  {%- endraw %}"),
         ("jinja2", "system:\nA\n{# a comment\nuser:\n#}\nuser:\n{{ q }}\n"),
         ("jinja2", "system:\nA\n{#\nuser[name=x]:\n#}user:\n{{ q }}\n"),
+        // The sign of a five-character comment is its opening's: the line break after it stays.
+        ("jinja2", "system:\nA{#-#}\nuser:\n{{ q }}\n"),
         ("mustache", "system:\nA\n{{! a comment\nuser:\n}}\nuser:\n{{q}}\n"),
         ("mustache", "system:\nA\n{{=<% %>=}}\nuser:\n<%q%>\n"),
         ("mustache", "system:\nA\n{{=| |=}}\n# User[name=Bob]:\n|&q|\n|={{ }}=|\nassistant:\nok\n"),
