@@ -661,13 +661,7 @@ fn assigns(rest: &[u8]) -> bool {
     while let Some(&c) = rest.get(i) {
         match c {
             b'\'' | b'"' => {
-                i += 1;
-                while let Some(&d) = rest.get(i) {
-                    i += if d == b'\\' { 2 } else { 1 };
-                    if d == c {
-                        break;
-                    }
-                }
+                i = after_string(rest, i);
                 continue;
             }
             b'(' | b'[' | b'{' => depth += 1,
@@ -790,6 +784,20 @@ fn end_of_raw(b: &[u8], mut i: usize) -> (usize, usize) {
     (b.len(), b.len())
 }
 
+/// The offset after the string literal whose opening quote is at `i` (backslash escapes
+/// skipped), or past the end when it is not closed.
+pub(crate) fn after_string(b: &[u8], mut i: usize) -> usize {
+    let quote = b.get(i).copied();
+    i += 1;
+    while let Some(&c) = b.get(i) {
+        i += if c == b'\\' { 2 } else { 1 };
+        if Some(c) == quote {
+            break;
+        }
+    }
+    i
+}
+
 /// The offset after the closing delimiter of a tag whose expression starts at `i`.
 fn end_of_tag(b: &[u8], mut i: usize, close: &[u8]) -> usize {
     let mut depth: isize = 0;
@@ -807,15 +815,7 @@ fn end_of_tag(b: &[u8], mut i: usize, close: &[u8]) -> usize {
             }
         }
         match c {
-            b'\'' | b'"' => {
-                i += 1;
-                while let Some(&d) = b.get(i) {
-                    i += if d == b'\\' { 2 } else { 1 };
-                    if d == c {
-                        break;
-                    }
-                }
-            }
+            b'\'' | b'"' => i = after_string(b, i),
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 i += 1;

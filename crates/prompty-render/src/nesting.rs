@@ -265,13 +265,7 @@ fn lex_jinja<'s>(
             let start = i;
             let tok = match b {
                 b'\'' | b'"' => {
-                    i += 1;
-                    while let Some(&c) = bytes.get(i) {
-                        i += if c == b'\\' { 2 } else { 1 };
-                        if c == b {
-                            break;
-                        }
-                    }
+                    i = crate::marks::after_string(bytes, i);
                     Some(Tok::Literal)
                 }
                 b'0'..=b'9' => {
