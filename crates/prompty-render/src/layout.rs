@@ -18,6 +18,7 @@
 //!
 //! Marks placed in Jinja and Mustache runs are written into the body as variables (with the
 //! delimiters in effect there); in Handlebars they are spliced into the compiled template.
+//! Jinja runs written straight to the output ([`Run::direct`]) need none.
 
 #[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};

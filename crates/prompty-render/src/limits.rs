@@ -107,7 +107,8 @@ pub(crate) struct Capped<'m, B> {
     pub(crate) overflowed: bool,
     mark: Option<&'m str>,
     pub(crate) direct: Option<Direct<'m>>,
-    /// Where the marks (and the direct places) were in `buf`, ascending.
+    /// Where the marks and the direct places were in `buf`, non-decreasing (a mark and a
+    /// direct place can share an offset).
     pub(crate) places: Vec<usize>,
 }
 
@@ -174,8 +175,8 @@ impl Buffer for Vec<u8> {
 }
 
 impl<'m, B: Buffer> Capped<'m, B> {
-    /// Output of at most `cap` bytes, with room for `hint` of them; `mark`, when given, is
-    /// recorded instead of written, with room for `marks` places.
+    /// Output of at most `cap` bytes, with room for `hint` of them and for `marks` places;
+    /// `mark`, when given, is recorded instead of written.
     pub(crate) fn new(cap: usize, hint: usize, mark: Option<&'m str>, marks: usize) -> Self {
         Self {
             buf: B::with_capacity(hint.min(cap)),
@@ -282,7 +283,7 @@ mod tests {
         // (written at 14 + 7); the copies hold none.
         assert_eq!(out.places, [11, 21]);
         assert_eq!(&out.buf[21..25], "user");
-        // An empty write at the source's end, and a write right after it, record nothing.
+        // A write that starts right after the source's end records nothing.
         let mut out = CappedString::new(100, 0, None, 0);
         out.direct = Some(Direct::new(&source[..10], &places));
         assert!(out.write_str(&source[10..]).is_ok());

@@ -14,6 +14,14 @@
 //! input value, and a role line whose line breaks are not the template's was made one by a
 //! value; both are refused.
 //!
+//! In Jinja, a place in text the render writes straight to its output (outside any block
+//! whose output becomes a value) gets no mark: it is a *direct* place, recorded by the
+//! writer where the text it writes points into the compiled template's source
+//! ([`crate::limits::Direct`]), the same place a mark would have given. Only places in
+//! capturing blocks (macros, `call`, `filter`, `set` and `block` bodies, recursive loops;
+//! [`block_of`]) get marks; a template brought in by `include`, `import`, `from` or
+//! `extends`, or a block structure that does not add up, gives every place a mark.
+//!
 //! Where whitespace control glues a role line to something else (its run starts with it),
 //! what renders before it decides whether it starts a line: then every line break of the
 //! template carries a mark, and the role line must start right after one. A role line whose
@@ -152,7 +160,8 @@ pub(crate) struct Marked {
 }
 
 /// Compiles `body` with a mark before each role word, label and line break of the
-/// template's own text that `profile` checks.
+/// template's own text that `profile` checks (in Jinja, those in capturing blocks; the rest
+/// are direct places).
 pub(crate) fn compile_marked(
     format: &str,
     body: &str,
@@ -245,10 +254,10 @@ fn compile_with_places(
     let mut direct = Vec::new();
     for &p in places {
         if let Some((layout::Run { origin: Origin::Body { at, tag }, direct: d, .. }, offset)) = layout.locate(p) {
-            match layout.tags.get(*tag) {
-                _ if *d => direct.push(at + offset),
-                Some(tag) => inserts.push((at + offset, tag.as_str())),
-                None => {}
+            if *d {
+                direct.push(at + offset);
+            } else if let Some(tag) = layout.tags.get(*tag) {
+                inserts.push((at + offset, tag.as_str()));
             }
         }
     }
@@ -332,8 +341,9 @@ fn insert(body: &str, inserts: &[Insert<'_>]) -> String {
     out
 }
 
-/// Where marks go in a layout's view (offsets, ascending), and whether the role lines'
-/// starts and line breaks carry marks too (then the split checks them).
+/// The places of a layout's view that the split checks (offsets, ascending): each gets a mark,
+/// or in Jinja is a direct place; and whether the role lines' starts and line breaks are
+/// among them (then the split checks them too).
 ///
 /// Always: the role word of every role line of `profile` that a line of the view holds
 /// whole (after any boundaries it starts with) and every label's word (promptflow). Where a
@@ -897,7 +907,8 @@ mod tests {
             assert_eq!(of(tag), open("set", true), "{tag}");
         }
         assert_eq!(of(" set x | f(k=1) %}"), open("set", true));
-        // Loops capture when recursive; the word counts anywhere, as a whole word only.
+        // Loops capture when recursive; the word counts anywhere in the tag, even inside a
+        // name or a string.
         assert_eq!(of(" for x in xs %}"), open("for", false));
         assert_eq!(of(" for x in xs recursive %}"), open("for", true));
         for tag in [" for x in xs if x.recursive_ok %}", " for x in 'recursive' %}", " for x in xs if 1recursive %}"] {

@@ -469,17 +469,8 @@ fn scan_tag(bytes: &[u8], mut i: usize) -> (usize, usize) {
         match b {
             b'}' if bytes.get(i + 1) == Some(&b'}') => return (i + 2, deepest),
             b'"' | b'\'' => {
-                i += 1;
-                while let Some(&c) = bytes.get(i) {
-                    if c == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if c == b {
-                        break;
-                    }
-                    i += 1;
-                }
+                i = crate::marks::after_string(bytes, i);
+                continue;
             }
             b'(' | b'[' | b'{' => {
                 depth += 1;

@@ -7,10 +7,10 @@ use crate::error::{Error, ErrorKind};
 use crate::message::{Message, Part};
 use crate::roles::{parse_attrs, role_line};
 
-/// Strict-mode context: where the template's marks were in the rendered text (every role
-/// line must carry one before its role word, and its start and the line breaks around it
-/// must be the template's; see [`crate::marks`]), and the input values to blame when one
-/// does not.
+/// Strict-mode context: the places of the template's own text in the rendered text, from
+/// marks and direct places (every role line's word must be at one, and its start and the
+/// line breaks around it must be the template's; see [`crate::marks`]), and the input values
+/// to blame when one is not.
 pub(crate) struct Strict<'a> {
     pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,

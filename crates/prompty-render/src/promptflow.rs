@@ -130,8 +130,8 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
 }
 
 /// Where the template's own role words, labels, role-line starts and line breaks are in
-/// the rendered text (the mark places, ascending; see [`crate::marks`]), and the inputs to
-/// blame for any other.
+/// the rendered text (the places of marks and direct places, non-decreasing; see
+/// [`crate::marks`]), and the inputs to blame for any other.
 pub(crate) struct Provenance<'a> {
     pub(crate) marks: &'a [usize],
     pub(crate) inputs: &'a Context<'a>,

@@ -60,7 +60,8 @@ pub struct Renderer {
     limits: Limits,
     location: BodyLocation,
     /// The body as compiled for prepare: provenance marks before role words, labels and
-    /// line breaks (promptflow profile, and spec profile when strict).
+    /// line breaks (promptflow profile, and spec profile when strict; in Jinja only inside
+    /// capturing blocks).
     body: String,
     engine: Engine,
     strict: bool,
@@ -177,7 +178,8 @@ impl Renderer {
         let (mut ctx, rich) = self.context(inputs, RICH_NONCE_BYTES)?;
         match self.profile {
             Profile::Spec if self.strict => {
-                // Every role line must carry this render's mark.
+                // Every role line must be at a place of the template's own (a mark or a
+                // direct place).
                 let (text, marks) = self.render_marked(&ctx)?;
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
@@ -196,7 +198,7 @@ impl Renderer {
                 // As promptflow does: role words on role lines of top-level string inputs are
                 // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
-                // Any other role line or label must carry this render's mark.
+                // Any other role line or label must be at a place of the template's own.
                 let (text, marks) = self.render_marked(&ctx)?;
                 let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
                 let mut messages = split_checked(&text, Some(&provenance))?;
