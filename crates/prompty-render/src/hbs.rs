@@ -16,7 +16,7 @@
 use std::cell::Cell;
 
 use handlebars::template::{HelperTemplate, Parameter, Template, TemplateElement, TemplateMapping};
-use handlebars::{Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, RenderErrorReason};
+use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason};
 
 use crate::marks::{MARK_VAR, Mark};
 
@@ -35,44 +35,34 @@ thread_local! {
 /// Writes the render's mark (see [`crate::marks`]). A helper rather than a variable: the
 /// template's data holds no mark, so no `lookup`, `#each` or path over the inputs reaches
 /// it, and an input cannot stand in for it.
-struct MarkHelper;
-
-impl HelperDef for MarkHelper {
-    fn call<'reg: 'rc, 'rc>(
-        &self,
-        _: &Helper<'rc>,
-        _: &'reg Handlebars<'reg>,
-        _: &'rc Context,
-        _: &mut RenderContext<'reg, 'rc>,
-        out: &mut dyn Output,
-    ) -> HelperResult {
-        match MARK.with(Cell::get) {
-            Some(mark) => out.write(mark.as_str()).map_err(Into::into),
-            None => Ok(()),
-        }
+fn mark_helper(
+    _: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    match MARK.with(Cell::get) {
+        Some(mark) => out.write(mark.as_str()).map_err(Into::into),
+        None => Ok(()),
     }
 }
 
 /// Counts one step; fails once the render's steps are spent.
-struct StepHelper;
-
-impl HelperDef for StepHelper {
-    fn call<'reg: 'rc, 'rc>(
-        &self,
-        _: &Helper<'rc>,
-        _: &'reg Handlebars<'reg>,
-        _: &'rc Context,
-        _: &mut RenderContext<'reg, 'rc>,
-        _: &mut dyn Output,
-    ) -> HelperResult {
-        let left = STEPS_LEFT.with(Cell::get);
-        if left == 0 {
-            EXHAUSTED.with(|e| e.set(true));
-            return Err(RenderErrorReason::Other("the step limit was reached".to_owned()).into());
-        }
-        STEPS_LEFT.with(|s| s.set(left - 1));
-        Ok(())
+fn step_helper(
+    _: &Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &Context,
+    _: &mut RenderContext<'_, '_>,
+    _: &mut dyn Output,
+) -> HelperResult {
+    let left = STEPS_LEFT.with(Cell::get);
+    if left == 0 {
+        EXHAUSTED.with(|e| e.set(true));
+        return Err(RenderErrorReason::Other("the step limit was reached".to_owned()).into());
     }
+    STEPS_LEFT.with(|s| s.set(left - 1));
+    Ok(())
 }
 
 /// Installs a step budget and the render's mark on this thread for the duration of one
@@ -133,8 +123,8 @@ pub(crate) fn prepare(hb: &mut Handlebars<'static>, name: &str) -> Result<(), Re
         add_steps(&mut instrumented, tick, start.clone(), true);
     }
     hb.register_template(name, instrumented);
-    hb.register_helper(STEP_HELPER, Box::new(StepHelper));
-    hb.register_helper(MARK_VAR, Box::new(MarkHelper));
+    hb.register_helper(STEP_HELPER, Box::new(step_helper));
+    hb.register_helper(MARK_VAR, Box::new(mark_helper));
     Ok(())
 }
 
