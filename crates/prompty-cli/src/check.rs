@@ -14,7 +14,7 @@ use prompty_syntax::{Host, LineIndex, LoadOptions, Loaded, Severity, load_bytes}
 use crate::host::cli_host;
 use crate::inputs::describe_io;
 use crate::report::{self, Sarif};
-use prompty::report::{Source, Style};
+use prompty_toolkit::report::{Source, Style};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {

@@ -1,5 +1,5 @@
 //! One reporter for every diagnostic: the human form is the `prompty` library's
-//! (`prompty::report`, shared with embedders); JSON lines, GitHub workflow commands and SARIF
+//! (`prompty_toolkit::report`, shared with embedders); JSON lines, GitHub workflow commands and SARIF
 //! are for machines. `check` writes them on standard output; the commands that load one
 //! prompt (`load`, `render`, `compile`, `score`, `run`, `eval`, `batch`) write them on standard
 //! error, in the form `--error-format` names, through [`emit`], [`fail`] and [`finish`].
@@ -429,13 +429,13 @@ pub(crate) fn emit(located: &Located) {
     let mut err = std::io::stderr().lock();
     let _ = match state.format {
         Format::Human => {
-            let style = prompty::report::Style { color: std::io::stderr().is_terminal(), width: 100 };
+            let style = prompty_toolkit::report::Style { color: std::io::stderr().is_terminal(), width: 100 };
             let drawn = match &located.text {
-                Some(text) => prompty::report::Source::new(&file.display().to_string(), text).draw(d, &style),
+                Some(text) => prompty_toolkit::report::Source::new(&file.display().to_string(), text).draw(d, &style),
                 None => {
                     let mut d = d.clone();
                     d.message = format!("{}: {}", file.display(), d.message);
-                    prompty::report::draw_unlocated(&d, &style)
+                    prompty_toolkit::report::draw_unlocated(&d, &style)
                 }
             };
             write!(err, "{drawn}")

@@ -91,7 +91,7 @@ impl StdHost {
 
     /// Adds a folder `${file:}` references may read from, besides the prompt's own folder.
     /// The loader takes roots from `LoadOptions::allowed_roots`: pass [`roots`](Self::roots)
-    /// there (the `prompty` facade does).
+    /// there (the `prompty-toolkit` facade does).
     #[must_use]
     pub fn root(mut self, dir: impl Into<PathBuf>) -> Self {
         self.roots.push(dir.into());

@@ -7,7 +7,7 @@ use quote::quote;
 
 use crate::check::Checked;
 
-/// The `prompty::__private::Embedded` value of a checked prompt.
+/// The `prompty_toolkit::__private::Embedded` value of a checked prompt.
 pub(crate) fn embedded(checked: &Checked, name: &str) -> TokenStream {
     let nodes = checked.front.root.to_flat().into_iter().map(|n| {
         let value = match n.value {
@@ -31,9 +31,9 @@ pub(crate) fn embedded(checked: &Checked, name: &str) -> TokenStream {
     let promptflow = checked.front.profile == Profile::Promptflow;
     quote! {
         {
-            use ::prompty::__private::Flat::*;
-            use ::prompty::__private::FlatNode as N;
-            ::prompty::__private::Embedded {
+            use ::prompty_toolkit::__private::Flat::*;
+            use ::prompty_toolkit::__private::FlatNode as N;
+            ::prompty_toolkit::__private::Embedded {
                 name: #name,
                 stem: #stem,
                 text: #text,

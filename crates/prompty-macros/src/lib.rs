@@ -1,9 +1,9 @@
 //! `include_prompty!`: a `.prompty` file checked while the crate compiles, with a typed
-//! inputs struct that renders it. Use it through the `prompty` crate (`prompty::include_prompty!`),
+//! inputs struct that renders it. Use it through the `prompty-toolkit` crate (`prompty_toolkit::include_prompty!`),
 //! which the generated code calls.
 //!
 //! ```ignore
-//! prompty::include_prompty!("prompts/greeting.prompty");
+//! prompty_toolkit::include_prompty!("prompts/greeting.prompty");
 //!
 //! let messages = GreetingInputs { name: "Ada".into(), excited: None }.render()?;
 //! ```
@@ -21,14 +21,14 @@
 //!   UpperCamelCase, or `<Ident>Inputs` with `include_prompty!("path" as Ident)`: one field
 //!   per input, in snake_case (renamed back when serialized). The field types follow `kind`:
 //!   `string` `String`, `integer` `i64`, `float` `f64`, `boolean` `bool`, `array`
-//!   `Vec<T>` of its `items` (`Vec<prompty::Value>` without), `object` a nested struct
-//!   of its `properties` (`prompty::Map<String, prompty::Value>` without), and
-//!   `prompty::Value` for `union` and the rich kinds (`thread`, `image`, `file`, `audio`).
+//!   `Vec<T>` of its `items` (`Vec<prompty_toolkit::Value>` without), `object` a nested struct
+//!   of its `properties` (`prompty_toolkit::Map<String, prompty_toolkit::Value>` without), and
+//!   `prompty_toolkit::Value` for `union` and the rich kinds (`thread`, `image`, `file`, `audio`).
 //!   An input that is not required, or has a default, is an `Option` left out when `None`
 //!   (the default applies). Derives `Debug`, `Clone` and `serde::Serialize`, and `Default`
 //!   when every field is optional. Descriptions become the fields' documentation.
-//! - `impl <Name>Inputs { fn prompty() -> Result<&'static prompty::Prompty, prompty::Error>;
-//!   fn render(&self) -> Result<Vec<prompty::Message>, prompty::Error> }`: the prompt is
+//! - `impl <Name>Inputs { fn prompty() -> Result<&'static prompty_toolkit::Prompty, prompty_toolkit::Error>;
+//!   fn render(&self) -> Result<Vec<prompty_toolkit::Message>, prompty_toolkit::Error> }`: the prompt is
 //!   built on first use from data written into the program at compile time (the file's
 //!   text and its front matter, already parsed): no YAML is parsed and no file is read at
 //!   run time.
@@ -116,13 +116,13 @@ fn expand(args: &Args) -> syn::Result<proc_macro2::TokenStream> {
         format!("The prompt of `{}`, built on first use from what was checked at compile time.", args.path.value());
     Ok(quote! {
         #(#tracked)*
-        ::prompty::__require_engine!(#engine);
+        ::prompty_toolkit::__require_engine!(#engine);
         #definitions
         impl #struct_name {
             #[doc = #doc_prompty]
-            pub fn prompty() -> ::core::result::Result<&'static ::prompty::Prompty, ::prompty::Error> {
-                static PROMPTY: ::prompty::__private::LazyLock<::core::result::Result<::prompty::Prompty, ::prompty::Error>> =
-                    ::prompty::__private::LazyLock::new(|| ::prompty::__private::build(#struct_name::__embedded()));
+            pub fn prompty() -> ::core::result::Result<&'static ::prompty_toolkit::Prompty, ::prompty_toolkit::Error> {
+                static PROMPTY: ::prompty_toolkit::__private::LazyLock<::core::result::Result<::prompty_toolkit::Prompty, ::prompty_toolkit::Error>> =
+                    ::prompty_toolkit::__private::LazyLock::new(|| ::prompty_toolkit::__private::build(#struct_name::__embedded()));
                 match &*PROMPTY {
                     ::core::result::Result::Ok(prompty) => ::core::result::Result::Ok(prompty),
                     ::core::result::Result::Err(e) => ::core::result::Result::Err(::core::clone::Clone::clone(e)),
@@ -130,13 +130,13 @@ fn expand(args: &Args) -> syn::Result<proc_macro2::TokenStream> {
             }
 
             /// Renders the prompt with these inputs: its messages.
-            pub fn render(&self) -> ::core::result::Result<::std::vec::Vec<::prompty::Message>, ::prompty::Error> {
+            pub fn render(&self) -> ::core::result::Result<::std::vec::Vec<::prompty_toolkit::Message>, ::prompty_toolkit::Error> {
                 Self::prompty()?.render(self)
             }
 
             #[doc(hidden)]
-            pub fn __embedded() -> &'static ::prompty::__private::Embedded {
-                static EMBEDDED: ::prompty::__private::Embedded = #embedded;
+            pub fn __embedded() -> &'static ::prompty_toolkit::__private::Embedded {
+                static EMBEDDED: ::prompty_toolkit::__private::Embedded = #embedded;
                 &EMBEDDED
             }
         }

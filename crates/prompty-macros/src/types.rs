@@ -107,9 +107,9 @@ impl Gen {
         let default = all_optional.then(|| quote!(#[derive(Default)]));
         self.definitions.push(quote! {
             #[doc = #doc]
-            #[derive(Debug, Clone, ::prompty::__private::serde::Serialize)]
+            #[derive(Debug, Clone, ::prompty_toolkit::__private::serde::Serialize)]
             #default
-            #[serde(crate = "::prompty::__private::serde")]
+            #[serde(crate = "::prompty_toolkit::__private::serde")]
             pub struct #ident {
                 #(#fields)*
             }
@@ -130,7 +130,7 @@ impl Gen {
                     let inner = if items.nullable { quote!(::core::option::Option<#inner>) } else { inner };
                     quote!(::std::vec::Vec<#inner>)
                 }
-                None => quote!(::std::vec::Vec<::prompty::Value>),
+                None => quote!(::std::vec::Vec<::prompty_toolkit::Value>),
             },
             PropertyKind::Object => match p.properties.as_deref() {
                 Some(props) if !props.is_empty() => {
@@ -141,14 +141,14 @@ impl Gen {
                     let ident = self.structure(nested, props, &doc, nested)?;
                     quote!(#ident)
                 }
-                _ => quote!(::prompty::Map<::std::string::String, ::prompty::Value>),
+                _ => quote!(::prompty_toolkit::Map<::std::string::String, ::prompty_toolkit::Value>),
             },
             PropertyKind::Union
             | PropertyKind::Thread
             | PropertyKind::Image
             | PropertyKind::File
             | PropertyKind::Audio => {
-                quote!(::prompty::Value)
+                quote!(::prompty_toolkit::Value)
             }
         })
     }

@@ -116,7 +116,10 @@ fn every_workspace_dependency_is_used_by_a_member() {
     let meta = metadata();
     let used: BTreeSet<&str> = packages(&meta)
         .iter()
-        .flat_map(|p| p["dependencies"].as_array().into_iter().flatten().map(|d| str_of(d, "name")))
+        .flat_map(|p| p["dependencies"].as_array().into_iter().flatten())
+        // A renamed dependency (`minijinja = { package = "prompty-minijinja" }`) is declared
+        // under its new name.
+        .map(|d| d["rename"].as_str().unwrap_or_else(|| str_of(d, "name")))
         .collect();
     let unused: Vec<&&str> = declared.iter().filter(|d| !used.contains(**d)).collect();
     assert!(unused.is_empty(), "[workspace.dependencies] no member uses: {unused:?}");

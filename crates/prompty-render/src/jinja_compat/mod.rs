@@ -11,8 +11,8 @@
 //!
 //! Three things cannot be changed from outside minijinja: the `%` operator on strings, the
 //! printing of floats by `~`, `|string` and inside containers, and the length of a loop over
-//! a string. The vendored minijinja (`vendor/minijinja`, see `vendor/README.md`) carries a
-//! small patch for each. What remains different is listed in docs/compatibility.md and
+//! a string. The forked minijinja (the `prompty-minijinja` crate, see `vendor/README.md`)
+//! carries a small patch for each. What remains different is listed in docs/compatibility.md and
 //! measured by `tests/jinja_diff.rs`.
 
 mod filters;

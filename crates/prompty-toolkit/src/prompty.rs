@@ -1,0 +1,351 @@
+//! [`Loader`] and [`Prompty`]: load once, render many times.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorKind, FileText};
+use crate::render::{Limits, RenderOptions, Renderer};
+use crate::syntax::{LoadOptions, Loaded, ProfileChoice, codes};
+use crate::{Diagnostic, Host, MapHost, Message, Profile, Prompt};
+
+/// What [`Loader::new`] and [`from_str`](crate::from_str) tell an author whose prompt reads
+/// `${env:}`: the default host reads no environment.
+#[cfg(feature = "std-host")]
+const NO_ENV_HOST: &str = "this loader's host reads no environment variable; load with a host that does: \
+     `Loader::new().std_host(StdHost::new().allow_env(true))`";
+#[cfg(not(feature = "std-host"))]
+const NO_ENV_HOST: &str =
+    "this loader's host reads no environment variable; load with a host that does: `Loader::new().host(...)`";
+
+/// What a [`StdHost`](crate::StdHost) that keeps the environment closed tells the same author.
+#[cfg(feature = "std-host")]
+const CLOSED_STD_HOST: &str = "this `StdHost` reads only the environment variables it is allowed to: \
+     `StdHost::new().allow_env(true)`, or `.allow_env_var(\"NAME\")` for one";
+
+/// How to load prompts: the host that `${file:}` and `${env:}` go through, the folders
+/// `${file:}` may read besides the prompt's own, the profile and the render budget.
+///
+/// [`Loader::new`] reads nothing: no file, no environment variable. Give it a host to read
+/// files ([`std_host`](Loader::std_host) for the real file system, [`host`](Loader::host)
+/// for any other, such as a [`MapHost`]).
+///
+/// ```
+/// use prompty_toolkit::{Loader, MapHost, Profile};
+///
+/// let host = MapHost::new().with_env("MODEL", "gpt-4o");
+/// let loader = Loader::new().host(host).profile(Profile::Spec);
+/// let prompt = loader.load_str("---\nmodel: ${env:MODEL}\n---\nuser:\nHi")?;
+/// assert_eq!(prompt.prompt().model.as_ref().map(|m| m.id.as_str()), Some("gpt-4o"));
+/// # Ok::<(), prompty_toolkit::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Loader {
+    host: Arc<dyn Host + Send + Sync>,
+    roots: Vec<PathBuf>,
+    profile: ProfileChoice,
+    limits: Limits,
+    /// Help added to "environment variable not set" errors.
+    env_hint: Option<&'static str>,
+}
+
+impl std::fmt::Debug for Loader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loader")
+            .field("roots", &self.roots)
+            .field("profile", &self.profile)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Loader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Loader {
+    /// A loader whose host reads nothing: `${file:}` finds no file and every `${env:}`
+    /// variable is unset. The profile is detected from each file; the render budget is
+    /// [`Limits::default`].
+    pub fn new() -> Self {
+        Loader {
+            host: Arc::new(MapHost::new()),
+            roots: Vec::new(),
+            profile: ProfileChoice::Auto,
+            limits: Limits::default(),
+            env_hint: Some(NO_ENV_HOST),
+        }
+    }
+
+    /// Loads through the real file system (and the environment, when `host` allows it),
+    /// `${file:}` confined to the prompt's folder and `host`'s [roots](crate::StdHost::root).
+    #[cfg(feature = "std-host")]
+    #[must_use]
+    pub fn std_host(mut self, host: crate::StdHost) -> Self {
+        self.roots = host.roots().to_vec();
+        self.env_hint = (!host.reads_all_env()).then_some(CLOSED_STD_HOST);
+        self.host = Arc::new(host);
+        self
+    }
+
+    /// Loads through `host` (any [`Host`]: an in-memory [`MapHost`], a virtual file system).
+    #[must_use]
+    pub fn host(mut self, host: impl Host + Send + Sync + 'static) -> Self {
+        self.host = Arc::new(host);
+        self.env_hint = None;
+        self
+    }
+
+    /// Adds a folder `${file:}` references may read from, besides the prompt's own.
+    #[must_use]
+    pub fn root(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.roots.push(dir.into());
+        self
+    }
+
+    /// Renders like this profile's reference engine, whatever the file looks like (by
+    /// default v1 keys mean [`Profile::Promptflow`]).
+    #[must_use]
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = ProfileChoice::Force(profile);
+        self
+    }
+
+    /// The render budget of every prompt this loader loads.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    fn options(&self, path: Option<&Path>) -> LoadOptions {
+        LoadOptions {
+            path: path.map(Path::to_path_buf),
+            allowed_roots: self.roots.clone(),
+            profile: self.profile,
+            lint: false,
+        }
+    }
+
+    /// Reads and loads the `.prompty` file at `path` through the host.
+    pub fn load(&self, path: impl AsRef<Path>) -> Result<Prompty, Error> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let bytes = crate::syntax::read_source(path, &*self.host).map_err(|e| {
+            let message = match &e {
+                crate::syntax::Error::FileNotFound(_) => "no such file".to_owned(),
+                crate::syntax::Error::Read { source, .. } => format!("cannot be read: {source}"),
+                other => other.to_string(),
+            };
+            let file = FileText { name: Arc::from(name.as_str()), text: Arc::from("") };
+            Error::new(ErrorKind::Read, message).with_file(&file).with_source(e)
+        })?;
+        let loaded = crate::syntax::load_bytes(&bytes, &*self.host, &self.options(Some(path)));
+        let text = Arc::from(String::from_utf8_lossy(&bytes));
+        let file = FileText { name: Arc::from(name.as_str()), text };
+        self.finish(file, loaded, path.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+    }
+
+    /// Loads `.prompty` text. Errors call it `<string>`; `${file:}` references resolve
+    /// from the current folder.
+    pub fn load_str(&self, text: &str) -> Result<Prompty, Error> {
+        let loaded = crate::syntax::load_str(text, &*self.host, &self.options(None));
+        let file = FileText { name: Arc::from("<string>"), text: Arc::from(text) };
+        self.finish(file, loaded, None)
+    }
+
+    /// Builds the prompt from a load's result: any error-level diagnostic is an error.
+    pub(crate) fn finish(&self, file: FileText, loaded: Loaded, stem: Option<String>) -> Result<Prompty, Error> {
+        let mut diagnostics = loaded.diagnostics;
+        if let Some(hint) = self.env_hint {
+            for d in diagnostics.iter_mut().filter(|d| d.code == codes::ENV_NOT_SET) {
+                d.help = Some(match d.help.take() {
+                    Some(help) => format!("{help}; {hint}"),
+                    None => hint.to_owned(),
+                });
+            }
+        }
+        let prompt = match loaded.prompt {
+            Some(prompt) if !diagnostics.iter().any(Diagnostic::is_error) => prompt,
+            _ => {
+                let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+                let message = match errors {
+                    0 => "cannot be loaded as a prompt".to_owned(),
+                    1 => "cannot be loaded: 1 error".to_owned(),
+                    n => format!("cannot be loaded: {n} errors"),
+                };
+                return Err(Error::new(ErrorKind::Load, message).with_file(&file).with_diagnostics(diagnostics));
+            }
+        };
+        let secrets = prompt.secrets.clone();
+        let options = RenderOptions { limits: self.limits, profile: None, source: Some(file.text.clone()) };
+        let renderer = Renderer::with_options(prompt, options)
+            .map_err(|e| render_error(ErrorKind::Template, &file, e).redacted(&secrets))?;
+        Ok(Prompty {
+            renderer,
+            file,
+            diagnostics,
+            stem,
+            #[cfg(feature = "eval")]
+            evaluator: std::sync::OnceLock::new(),
+        })
+    }
+}
+
+/// A renderer error as the facade's, located in the file.
+fn render_error(kind: ErrorKind, file: &FileText, e: crate::render::Error) -> Error {
+    let message = e.message().to_owned();
+    Error::new(kind, message).with_file(file).with_span(e.span()).with_source(e)
+}
+
+/// A loaded prompt with its compiled template: render it any number of times, from any
+/// number of threads. Made by [`load`](crate::load), [`from_str`](crate::from_str), a
+/// [`Loader`], or the `render` function `include_prompty!` generates.
+///
+/// ```
+/// let prompt = prompty_toolkit::from_str("---\ninputs:\n  name: {kind: string, default: there}\n---\nuser:\nHello {{name}}!")?;
+/// assert_eq!(prompt.render(&())?[0].text_content(), "Hello there!");
+/// assert_eq!(prompt.render(&serde_json::json!({"name": "Ada"}))?[0].text_content(), "Hello Ada!");
+/// # Ok::<(), prompty_toolkit::Error>(())
+/// ```
+pub struct Prompty {
+    renderer: Renderer,
+    file: FileText,
+    diagnostics: Vec<Diagnostic>,
+    /// The file's stem: a known evaluator prompt is found by it.
+    #[cfg_attr(not(feature = "eval"), allow(dead_code))]
+    stem: Option<String>,
+    #[cfg(feature = "eval")]
+    evaluator: std::sync::OnceLock<Result<crate::eval::Evaluator, Error>>,
+}
+
+impl std::fmt::Debug for Prompty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prompty")
+            .field("file", &&*self.file.name)
+            .field("name", &self.prompt().name)
+            .field("profile", &self.renderer.profile())
+            .field("diagnostics", &self.diagnostics.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prompty {
+    /// The prompt as loaded (the typed front matter and the template). It holds the values
+    /// `${env:}` supplied; show [`Prompt::redacted`] rather than the prompt itself.
+    pub fn prompt(&self) -> &Prompt {
+        self.renderer.prompt()
+    }
+
+    /// The warnings (and informational notes) loading found; errors would have failed the load.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The file's name: its path, or `<string>`.
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+
+    /// The file's text.
+    pub fn source(&self) -> &str {
+        &self.file.text
+    }
+
+    /// The compiled renderer, for what this type does not wrap (`render_segments`, ...).
+    pub fn renderer(&self) -> &Renderer {
+        &self.renderer
+    }
+
+    /// Renders the template with `inputs` (any value that serializes to a map: a struct, a
+    /// map, a `serde_json` object, [`inputs!`](crate::inputs!); `()` for none) and splits
+    /// it into messages. Declared defaults fill what `inputs` leaves out; a missing
+    /// required input is an [`ErrorKind::Inputs`] error naming every one.
+    pub fn render<T: Serialize + ?Sized>(&self, inputs: &T) -> Result<Vec<Message>, Error> {
+        let map = crate::inputs::to_map(inputs).map_err(|e| e.with_file(&self.file))?;
+        self.render_map(&map)
+    }
+
+    /// [`render`](Prompty::render) with inputs that are a JSON map already (no copy).
+    pub fn render_map(&self, inputs: &Map<String, Value>) -> Result<Vec<Message>, Error> {
+        self.renderer.prepare(inputs).map_err(|e| self.error(e))
+    }
+
+    /// The rendered text before it is split into messages (what `prompty render --raw`
+    /// prints).
+    pub fn render_text<T: Serialize + ?Sized>(&self, inputs: &T) -> Result<String, Error> {
+        let map = crate::inputs::to_map(inputs).map_err(|e| e.with_file(&self.file))?;
+        self.renderer.render_text(&map).map_err(|e| self.error(e))
+    }
+
+    fn error(&self, e: crate::render::Error) -> Error {
+        use crate::render::ErrorKind as R;
+        let kind = match e.kind() {
+            R::MissingInputs | R::InvalidInput => ErrorKind::Inputs,
+            _ => ErrorKind::Render,
+        };
+        render_error(kind, &self.file, e).redacted(&self.prompt().secrets)
+    }
+
+    /// The request body for `target` (provider and API; what it leaves unset comes from the
+    /// prompt's `model`, else OpenAI chat). What the target cannot take is left out with a
+    /// warning in [`Compiled::warnings`](crate::Compiled::warnings), or is an error when
+    /// the request would be invalid without it.
+    #[cfg(feature = "wire")]
+    pub fn compile(&self, messages: &[Message], target: crate::Target) -> Result<crate::Compiled, Error> {
+        crate::wire::compile(self.prompt(), messages, target).map_err(|e| {
+            Error::new(ErrorKind::Compile, e.to_string())
+                .with_file(&self.file)
+                .with_source(e)
+                .redacted(&self.prompt().secrets)
+        })
+    }
+
+    /// The evaluator this prompt configures: its `metadata.evaluator` block, else the known
+    /// settings of the azure-ai-evaluation prompt of its name (or file name).
+    #[cfg(feature = "eval")]
+    pub fn evaluator(&self) -> Result<&crate::eval::Evaluator, Error> {
+        self.evaluator.get_or_init(|| self.make_evaluator()).as_ref().map_err(Clone::clone)
+    }
+
+    #[cfg(feature = "eval")]
+    fn make_evaluator(&self) -> Result<crate::eval::Evaluator, Error> {
+        use crate::eval::{Evaluator, EvaluatorConfig, builtin_config};
+        let prompt = self.prompt();
+        let metadata = prompt.metadata.clone().map(Value::Object).unwrap_or(Value::Null);
+        let fail = |message: String| Error::new(ErrorKind::Score, message).with_file(&self.file);
+        let config = match EvaluatorConfig::from_metadata(&metadata) {
+            Ok(Some(c)) => c,
+            Ok(None) => self
+                .stem
+                .as_deref()
+                .and_then(builtin_config)
+                .or_else(|| prompt.name.as_deref().and_then(builtin_config))
+                .ok_or_else(|| {
+                    fail("no `metadata.evaluator` block and not a known evaluator prompt; add `metadata: {evaluator: {answer: json, range: [1, 5], threshold: 3}}`".to_owned())
+                })?,
+            Err(e) => return Err(fail(e.to_string()).with_source(e)),
+        };
+        let name = prompt.name.clone().or_else(|| self.stem.clone()).unwrap_or_else(|| "score".to_owned());
+        Ok(Evaluator::new(name, config))
+    }
+
+    /// Scores a judge model's answer (its text) with this prompt's evaluator: the score,
+    /// the threshold's verdict and the reason.
+    #[cfg(feature = "eval")]
+    pub fn score(&self, answer: &str) -> Result<crate::Evaluation, Error> {
+        self.score_reply(&crate::JudgeReply::text(answer))
+    }
+
+    /// [`score`](Prompty::score) with the whole reply (usage, model, finish reason).
+    #[cfg(feature = "eval")]
+    pub fn score_reply(&self, reply: &crate::JudgeReply) -> Result<crate::Evaluation, Error> {
+        self.evaluator()?
+            .evaluate(reply)
+            .map_err(|e| Error::new(ErrorKind::Score, e.to_string()).with_file(&self.file).with_source(e))
+    }
+}

@@ -1,3 +1,0 @@
-prompty::include_prompty!("tests/ui/prompts/no_such.prompty");
-
-fn main() {}

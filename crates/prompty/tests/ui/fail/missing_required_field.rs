@@ -1,5 +1,0 @@
-prompty::include_prompty!("tests/ui/prompts/greeting.mustache.prompty");
-
-fn main() {
-    let _ = GreetingInputs {}.render();
-}

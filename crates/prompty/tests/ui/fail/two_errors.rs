@@ -1,3 +1,0 @@
-prompty::include_prompty!("tests/ui/prompts/two_errors.prompty");
-
-fn main() {}

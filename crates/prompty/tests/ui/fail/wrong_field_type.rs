@@ -1,5 +1,0 @@
-prompty::include_prompty!("tests/ui/prompts/optional.prompty");
-
-fn main() {
-    let _ = OptionalInputs { count: Some("ten"), ..Default::default() }.render();
-}

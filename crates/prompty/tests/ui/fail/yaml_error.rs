@@ -1,3 +1,0 @@
-prompty::include_prompty!("tests/ui/prompts/bad_yaml.prompty");
-
-fn main() {}
