@@ -10,7 +10,10 @@ use prompty_client::batch::{self, BatchFormat};
 use prompty_render::Renderer;
 use prompty_wire::{Compiled, Target};
 
-use crate::eval::{JsonLines, Line, RowError, Sink, Staged, row_inputs};
+use prompty_eval::rows::{Line, row_inputs};
+use prompty_eval::{ResultLine, RowError, RowErrorKind};
+
+use crate::eval::{Lines, Sink, Staged, open_lines};
 use crate::run::TargetArgs;
 use crate::{Failure, LoadArgs, load_renderer};
 
@@ -62,10 +65,11 @@ impl RowCompiler {
     /// The compiled request of one row, and its body as sent (compact JSON).
     pub(crate) fn compile(&self, row: Line, data: &str, line: u64) -> Result<(Compiled, Vec<u8>), RowError> {
         let inputs = row_inputs(self.renderer.prompt(), row, data, line)?;
-        let messages = self.renderer.prepare(&inputs).map_err(|e| ("render failed", format!("{data}:{line}: {e}")))?;
+        let fail = |kind, e: &dyn std::fmt::Display| RowError::new(kind, format!("{data}:{line}: {e}"));
+        let messages = self.renderer.prepare(&inputs).map_err(|e| fail(RowErrorKind::RenderFailed, &e))?;
         let compiled = prompty_wire::compile(self.renderer.prompt(), &messages, self.target.clone())
-            .map_err(|e| ("compile failed", format!("{data}:{line}: {e}")))?;
-        let body = serde_json::to_vec(&compiled.body).map_err(|e| ("compile failed", e.to_string()))?;
+            .map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
+        let body = serde_json::to_vec(&compiled.body).map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
         Ok((compiled, body))
     }
 }
@@ -88,7 +92,7 @@ pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
         target = target.with_model(m.clone());
     }
     let compiler = RowCompiler::new(&args.file, &args.load, target)?;
-    let mut rows = JsonLines::open(&args.data)?;
+    let mut rows = open_lines(&args.data)?;
     let mut stdout;
     let out: &mut dyn Write = match &mut staged {
         Some(s) => s,
@@ -102,8 +106,8 @@ pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
     let mut warned = std::collections::HashSet::new();
     out.write_all(batch::header(format).as_bytes())?;
     while let Some(row) = rows.next_line()? {
-        let line = rows.line;
-        let made = compiler.compile(row, &rows.name, line).and_then(|(compiled, body)| {
+        let line = rows.line();
+        let made = compiler.compile(row, rows.name(), line).and_then(|(compiled, body)| {
             for w in &compiled.warnings {
                 if warned.insert(w.to_string()) {
                     crate::emit_warnings(&args.file, std::slice::from_ref(w));
@@ -111,7 +115,7 @@ pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
             }
             let id = batch::custom_id(line, &body);
             batch::request_line(format, compiled.api, &id, &compiled.body)
-                .map_err(|e| ("not batchable", format!("{}:{line}: {e}", rows.name)))
+                .map_err(|e| RowError::new(RowErrorKind::NotBatchable, format!("{}:{line}: {e}", rows.name())))
         });
         match made {
             Ok(request) => {
@@ -121,7 +125,7 @@ pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
                 out.write_all(request.as_bytes())?;
                 written += 1;
             }
-            Err((_, message)) => {
+            Err(RowError { message, .. }) => {
                 eprintln!("error: {message}; the row is left out");
                 failed += 1;
             }
@@ -144,21 +148,21 @@ pub(crate) fn score_results(
     file: &Path,
     load: &LoadArgs,
     target: &TargetArgs,
-    mut rows: JsonLines,
+    mut rows: Lines,
     results_path: &Path,
     sink: &mut Sink<'_>,
 ) -> Result<(), Failure> {
     let compiler = RowCompiler::new(file, load, target.target()?)?;
-    let mut results = JsonLines::open(results_path)?;
-    let name = results.name.clone();
+    let mut results = open_lines(results_path)?;
+    let name = results.name().to_owned();
     // Data line -> (custom_id, result line).
     let mut by_line: HashMap<u64, (String, Result<serde_json::Value, String>)> = HashMap::new();
     let mut unmatched = 0u64;
     while let Some(line) = results.next_line()? {
-        let n = results.line;
+        let n = results.line();
         let Line::Text(text) = line else {
             sink.error(&format!("{name}:{n}: not UTF-8 text; skipped"));
-            sink.summary.problem("unreadable batch result", 1);
+            sink.problem("unreadable batch result", 1);
             continue;
         };
         if text.trim().is_empty() {
@@ -168,7 +172,7 @@ pub(crate) fn score_results(
             Ok(r) => r,
             Err(e) => {
                 sink.error(&format!("{name}:{n}: {e}"));
-                sink.summary.problem("unreadable batch result", 1);
+                sink.problem("unreadable batch result", 1);
                 continue;
             }
         };
@@ -179,7 +183,7 @@ pub(crate) fn score_results(
                         "{name}:{n}: a second result for `{}`; the last one is used",
                         parsed.custom_id
                     ));
-                    sink.summary.problem("duplicate batch result", 1);
+                    sink.problem("duplicate batch result", 1);
                 }
             }
             None => {
@@ -189,14 +193,14 @@ pub(crate) fn score_results(
         }
     }
     while let Some(row) = rows.next_line()? {
-        let line = rows.line;
-        let outcome = score_row(&compiler, row, line, &rows.name, &name, by_line.remove(&line), sink);
-        sink.row(line, outcome)?;
+        let line = rows.line();
+        let result = score_row(&compiler, row, line, rows.name(), &name, by_line.remove(&line), sink);
+        sink.row(result)?;
     }
     let extra = by_line.len() as u64 + unmatched;
     if extra > 0 {
-        sink.error(&format!("{name}: {extra} result(s) match no data row of {}", rows.name));
-        sink.summary.problem("extra batch results", extra);
+        sink.error(&format!("{name}: {extra} result(s) match no data row of {}", rows.name()));
+        sink.problem("extra batch results", extra);
     }
     Ok(())
 }
@@ -209,24 +213,34 @@ fn score_row(
     results: &str,
     result: Option<(String, Result<serde_json::Value, String>)>,
     sink: &mut Sink<'_>,
-) -> Result<prompty_eval::Evaluation, RowError> {
-    let (compiled, body) = compiler.compile(row, data, line)?;
-    let Some((id, outcome)) = result else {
-        return Err(("missing batch result", format!("{data}:{line}: {results} has no result for this row")));
-    };
-    let wanted = batch::custom_id(line, &body);
-    if id != wanted {
-        return Err((
-            "stale batch result",
-            format!(
-                "{data}:{line}: {results} answers `{id}`, but this row's request is now `{wanted}`: the prompt, the model or the row changed since the batch was made (give the same --provider and --model as to prompty batch)"
-            ),
-        ));
+) -> ResultLine {
+    let scored = (|| {
+        let (compiled, body) = compiler.compile(row, data, line)?;
+        let Some((id, outcome)) = result else {
+            return Err(RowError::new(
+                RowErrorKind::MissingBatchResult,
+                format!("{data}:{line}: {results} has no result for this row"),
+            ));
+        };
+        let wanted = batch::custom_id(line, &body);
+        if id != wanted {
+            return Err(RowError::new(
+                RowErrorKind::StaleBatchResult,
+                format!(
+                    "{data}:{line}: {results} answers `{id}`, but this row's request is now `{wanted}`: the prompt, the model or the row changed since the batch was made (give the same --provider and --model as to prompty batch)"
+                ),
+            ));
+        }
+        let response =
+            outcome.map_err(|e| RowError::new(RowErrorKind::RequestFailed, format!("{data}:{line}: {e}")))?;
+        let processed = prompty_wire::process(&compiled.response, &response)
+            .map_err(|e| RowError::new(RowErrorKind::BadResponse, format!("{results}: {id}: {e}")))?;
+        let reply = prompty_eval::reply::from_processed(&processed);
+        let model = compiled.body.get("model").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+        Ok((reply, model))
+    })();
+    match scored {
+        Ok((reply, model)) => sink.run.score(line, &reply, &model, data),
+        Err(e) => sink.run.fail(line, e),
     }
-    let response = outcome.map_err(|e| ("request failed", format!("{data}:{line}: {e}")))?;
-    let processed = prompty_wire::process(&compiled.response, &response)
-        .map_err(|e| ("bad response", format!("{results}: {id}: {e}")))?;
-    let reply = crate::reply::from_processed(&processed);
-    let model = compiled.body.get("model").and_then(serde_json::Value::as_str).unwrap_or_default();
-    sink.score(&reply, model, data, line)
 }

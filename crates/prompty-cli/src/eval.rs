@@ -6,14 +6,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::ValueEnum;
-use prompty_eval::{
-    Evaluation, Evaluator, EvaluatorConfig, Gates, MaxUnknown, OutOfRange, Pricing, RunSummary, Threshold,
-    builtin_config,
-};
+use prompty_eval::{AzureLayout, Evaluator, Gates, MaxUnknown, OutOfRange, Pricing, ResultLine, Run, Threshold};
 use prompty_syntax::Prompt;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::inputs::{MAX_SIDE_INPUT_BYTES, describe_io, read_object, read_text};
+use crate::inputs::{describe_io, read_object, read_text};
 use crate::report::Located;
 use crate::run::{SendArgs, TargetArgs};
 use crate::{Failure, LoadArgs, load_prompt};
@@ -157,38 +154,19 @@ impl VerdictArgs {
     }
 }
 
-/// The evaluator for a prompt: its `metadata.evaluator` block, or the known settings of a
-/// reference prompt by name or file name. Its evaluations and errors, like this function's,
-/// show values `${env:}` supplied as `${env:NAME}`.
+/// The evaluator for a prompt ([`Evaluator::for_prompt`]): its evaluations and errors, like
+/// this function's, show values `${env:}` supplied as `${env:NAME}`.
 fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
-    let metadata = prompt.metadata.clone().map(Value::Object).unwrap_or(Value::Null);
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    let config = match EvaluatorConfig::from_metadata(&metadata) {
-        Ok(Some(c)) => c,
-        Ok(None) => builtin_config(stem)
-            .or_else(|| prompt.name.as_deref().and_then(builtin_config))
-            .ok_or_else(|| {
-                Failure::Message(format!(
-                    "{}: no `metadata.evaluator` block and not a known evaluator prompt; add `metadata: {{evaluator: {{answer: json, range: [1, 5], threshold: 3}}}}`",
-                    file.display()
-                ))
-            })?,
-        Err(e) => return Err(Failure::diagnostic(Located::file(file, e.redacted(&prompt.secrets).to_diagnostic()))),
-    };
-    let name = prompt.name.clone().unwrap_or_else(|| stem.to_owned());
-    Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
+    let stem = file.file_stem().and_then(|s| s.to_str());
+    Evaluator::for_prompt(prompt, stem).map_err(|e| match e {
+        prompty_eval::Error::NoEvaluator => Failure::Message(format!("{}: {e}", file.display())),
+        e => Failure::diagnostic(Located::file(file, e.to_diagnostic())),
+    })
 }
 
 /// `message` with the values `${env:}` supplied to `prompt` shown as `${env:NAME}`.
 fn shown(prompt: &Prompt, message: String) -> String {
     prompt.secrets.redact(&message).into_owned()
-}
-
-fn render_evaluation(e: &Evaluation, evaluator: &Evaluator, format: EvalFormat) -> Value {
-    match format {
-        EvalFormat::Clean => serde_json::to_value(e).unwrap_or(Value::Null),
-        EvalFormat::Azure => Value::Object(e.to_azure(&evaluator.azure_layout())),
-    }
 }
 
 pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
@@ -207,13 +185,16 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Message(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
     }
     let (name, text) = read_text(&args.answer)?;
-    let reply = crate::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
+    let reply = prompty_eval::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
     let evaluation = evaluator.evaluate(&reply).map_err(|e| {
         let mut d = e.to_diagnostic();
         prompt.secrets.redact_diagnostic(&mut d);
         Failure::diagnostic(Located::file(Path::new(&name), d))
     })?;
-    let mut shown_evaluation = render_evaluation(&evaluation, &evaluator, args.format);
+    let mut shown_evaluation = match args.format {
+        EvalFormat::Clean => serde_json::to_value(&evaluation).unwrap_or(Value::Null),
+        EvalFormat::Azure => Value::Object(evaluation.to_azure(&evaluator.azure_layout())),
+    };
     // The evaluation is already redacted; this also covers what the layout adds.
     prompt.secrets.redact_json(&mut shown_evaluation);
     let mut out = std::io::stdout().lock();
@@ -222,78 +203,17 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One line of a JSON-lines file.
-pub(crate) enum Line {
-    /// The line's text, without its line break.
-    Text(String),
-    /// The line is not UTF-8 (a bad row, reported by its number).
-    NotUtf8,
-}
+/// A JSON-lines file of the command line (`--data`, `--answers`, results).
+pub(crate) type Lines = prompty_eval::JsonLines<BufReader<File>>;
 
-/// A JSON-lines file read line by line, each line at most [`MAX_SIDE_INPUT_BYTES`] long.
-/// A read error ends the run: after one, where the next line starts is unknown, and a
-/// source that fails once (`/proc/self/mem`) fails again on every read.
-pub(crate) struct JsonLines {
-    pub(crate) name: String,
-    reader: BufReader<File>,
-    /// Lines read so far.
-    pub(crate) line: u64,
-}
-
-impl JsonLines {
-    pub(crate) fn open(path: &Path) -> Result<Self, Failure> {
-        let name = path.display().to_string();
-        if path.is_dir() {
-            return Err(Failure::Message(format!("{name}: is a directory, expected a JSON-lines file")));
-        }
-        let f = File::open(path).map_err(|e| Failure::Message(format!("{name}: cannot read: {}", describe_io(&e))))?;
-        Ok(JsonLines { name, reader: BufReader::new(f), line: 0 })
+/// Opens a JSON-lines file named on the command line.
+pub(crate) fn open_lines(path: &Path) -> Result<Lines, Failure> {
+    let name = path.display().to_string();
+    if path.is_dir() {
+        return Err(Failure::Message(format!("{name}: is a directory, expected a JSON-lines file")));
     }
-
-    /// The next line, `None` at the end of the file.
-    pub(crate) fn next_line(&mut self) -> Result<Option<Line>, Failure> {
-        let mut bytes: Vec<u8> = Vec::new();
-        let number = self.line + 1;
-        loop {
-            let available = match self.reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    return Err(Failure::Message(format!(
-                        "{}:{number}: cannot read: {}; stopping here",
-                        self.name,
-                        describe_io(&e)
-                    )));
-                }
-            };
-            if available.is_empty() {
-                if bytes.is_empty() {
-                    return Ok(None);
-                }
-                break;
-            }
-            let (take, done) = match available.iter().position(|&b| b == b'\n') {
-                Some(i) => (i, true),
-                None => (available.len(), false),
-            };
-            if bytes.len() + take > MAX_SIDE_INPUT_BYTES {
-                return Err(Failure::Message(format!(
-                    "{}:{number}: the line is longer than the {MAX_SIDE_INPUT_BYTES}-byte limit; one line holds one JSON value",
-                    self.name
-                )));
-            }
-            bytes.extend_from_slice(available.get(..take).unwrap_or_default());
-            self.reader.consume(if done { take + 1 } else { take });
-            if done {
-                break;
-            }
-        }
-        self.line = number;
-        if bytes.last() == Some(&b'\r') {
-            bytes.pop();
-        }
-        Ok(Some(String::from_utf8(bytes).map_or(Line::NotUtf8, Line::Text)))
-    }
+    let f = File::open(path).map_err(|e| Failure::Message(format!("{name}: cannot read: {}", describe_io(&e))))?;
+    Ok(prompty_eval::JsonLines::new(name, BufReader::new(f)))
 }
 
 /// Whether two existing paths name one file: the same canonical path, or the same device
@@ -430,36 +350,27 @@ pub(crate) enum EvalStatus {
     Interrupted,
 }
 
-/// Where result records go, in data order, and what they add up to.
-pub(crate) struct Sink<'a> {
+/// Where result lines go, in data order: the output in the layout asked for, with the
+/// prompt's `${env:}` values shown as references.
+pub(crate) struct Output<'a> {
     out: &'a mut dyn Write,
-    pub(crate) summary: RunSummary,
-    evaluator: &'a Evaluator,
     format: EvalFormat,
+    layout: AzureLayout,
     pub(crate) progress: indicatif::ProgressBar,
     /// Values `${env:}` supplied to the prompt: records and messages show `${env:NAME}`.
     secrets: &'a prompty_syntax::Secrets,
 }
 
-impl Sink<'_> {
-    /// Writes the record of data line `line`.
-    pub(crate) fn row(&mut self, line: u64, outcome: Result<Evaluation, RowError>) -> Result<(), Failure> {
-        let record = match outcome {
-            Ok(e) => {
-                self.summary.add(&e);
-                let mut v = render_evaluation(&e, self.evaluator, self.format);
-                if let Value::Object(o) = &mut v {
-                    o.insert("line".into(), Value::from(line));
-                }
-                v
-            }
-            Err((kind, message)) => {
-                self.error(&message);
-                self.summary.error(kind);
-                serde_json::json!({ "line": line, "error": { "kind": kind, "message": message } })
-            }
+impl Output<'_> {
+    /// Writes a result line (and reports an error record on standard error).
+    pub(crate) fn emit(&mut self, result: &ResultLine) -> Result<(), Failure> {
+        if let Some(error) = result.error() {
+            self.error(&error.message);
+        }
+        let mut record = match self.format {
+            EvalFormat::Clean => result.to_json(),
+            EvalFormat::Azure => result.to_azure(&self.layout),
         };
-        let mut record = record;
         self.secrets.redact_json(&mut record);
         serde_json::to_writer(&mut *self.out, &record)?;
         self.out.write_all(b"\n")?;
@@ -472,20 +383,29 @@ impl Sink<'_> {
         let message = self.secrets.redact(message);
         self.progress.suspend(|| eprintln!("error: {message}"));
     }
+}
 
-    /// Scores a reply for data line `line`, counting its tokens.
-    pub(crate) fn score(
-        &mut self,
-        reply: &prompty_eval::JudgeReply,
-        requested_model: &str,
-        answers: &str,
-        line: u64,
-    ) -> Result<Evaluation, RowError> {
-        let model = reply.model.as_deref().filter(|m| !m.is_empty()).unwrap_or(requested_model);
-        if reply.usage.is_some() || !model.is_empty() {
-            self.summary.tokens(model, reply.usage);
-        }
-        self.evaluator.evaluate(reply).map_err(|e| ("evaluation failed", format!("{answers}:{line}: {e}")))
+/// A run's results ([`Run`]) and where they are written.
+pub(crate) struct Sink<'a> {
+    pub(crate) run: Run,
+    pub(crate) output: Output<'a>,
+}
+
+impl Sink<'_> {
+    /// Counts and writes the result of a data row.
+    pub(crate) fn row(&mut self, result: ResultLine) -> Result<(), Failure> {
+        self.run.record(&result);
+        self.output.emit(&result)
+    }
+
+    /// Reports a problem on standard error.
+    pub(crate) fn error(&self, message: &str) {
+        self.output.error(message);
+    }
+
+    /// Counts a problem that is no data row.
+    pub(crate) fn problem(&mut self, kind: &str, count: u64) {
+        self.run.summary_mut().problem(kind, count);
     }
 }
 
@@ -552,7 +472,7 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
     // Every error from here on may quote the prompt (a provider's answer, a model name).
     let run = || -> Result<EvalStatus, Failure> {
         let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
-        let rows = JsonLines::open(data)?;
+        let rows = open_lines(data)?;
         let mut stdout;
         let out: &mut dyn Write = match &mut staged {
             Some(s) => s,
@@ -562,13 +482,10 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
             }
         };
         let started = Instant::now();
+        let layout = evaluator.azure_layout();
         let mut sink = Sink {
-            out,
-            summary: RunSummary::new(evaluator.config().range.clone()),
-            evaluator: &evaluator,
-            format: args.format,
-            progress: progress_bar(data),
-            secrets: &prompt.secrets,
+            run: Run::new(evaluator),
+            output: Output { out, format: args.format, layout, progress: progress_bar(data), secrets: &prompt.secrets },
         };
         let mut requests = None;
         let mut interrupted = false;
@@ -589,9 +506,10 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
             interrupted = outcome.interrupted;
             requests = Some(outcome.requests);
         }
-        let Sink { out, summary, progress, .. } = sink;
-        out.flush()?;
-        progress.finish_and_clear();
+        let Sink { run, output } = sink;
+        let summary = run.into_summary();
+        output.out.flush()?;
+        output.progress.finish_and_clear();
         if let Some(s) = staged {
             s.commit()?;
         }
@@ -645,80 +563,19 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
     })
 }
 
-/// `--answers`: one answer line per data row, read side by side.
-fn from_answers(prompt: &Prompt, mut rows: JsonLines, answers: &Path, sink: &mut Sink<'_>) -> Result<(), Failure> {
-    let mut answers = JsonLines::open(answers)?;
-    let mut answers_ended = false;
-    while let Some(row) = rows.next_line()? {
-        let line_no = rows.line;
-        let answer = if answers_ended { None } else { answers.next_line()? };
-        answers_ended = answer.is_none();
-        let outcome = match answer {
-            Some(answer) => evaluate_row(prompt, sink, row, answer, &rows.name, &answers.name, line_no),
-            None => Err((
-                "missing answer",
-                format!(
-                    "{}:{line_no}: no answer for this row: {} has {} line(s); every data row needs one answer line",
-                    rows.name, answers.name, answers.line
-                ),
-            )),
-        };
-        sink.row(line_no, outcome)?;
+/// `--answers`: one answer line per data row, read side by side ([`Run::recorded`]).
+fn from_answers(prompt: &Prompt, rows: Lines, answers: &Path, sink: &mut Sink<'_>) -> Result<(), Failure> {
+    let answers = open_lines(answers)?;
+    let mut recorded = sink.run.recorded(prompt, rows, answers);
+    for result in recorded.by_ref() {
+        sink.output.emit(&result?)?;
     }
-    if !answers_ended {
-        let first_extra = answers.line + 1;
-        let mut extra = 0u64;
-        while answers.next_line()?.is_some() {
-            extra += 1;
-        }
-        if extra > 0 {
-            sink.error(&format!(
-                "{} has {extra} more line(s) than {} (from line {first_extra}); they were not evaluated",
-                answers.name, rows.name
-            ));
-            sink.summary.problem("extra answers", extra);
-        }
+    if let Some(extra) = recorded.extra_answers() {
+        let (data, answers) = recorded.names();
+        sink.output.error(&format!(
+            "{answers} has {} more line(s) than {data} (from line {}); they were not evaluated",
+            extra.count, extra.first
+        ));
     }
     Ok(())
-}
-
-pub(crate) type RowError = (&'static str, String);
-
-/// The input values of one data row, checked against the prompt's declared inputs.
-pub(crate) fn row_inputs(
-    prompt: &Prompt,
-    row: Line,
-    data_name: &str,
-    line: u64,
-) -> Result<Map<String, Value>, RowError> {
-    let Line::Text(row) = row else {
-        return Err(("unreadable row", format!("{data_name}:{line}: not UTF-8 text")));
-    };
-    let inputs = match serde_json::from_str::<Value>(&row) {
-        Ok(Value::Object(m)) => m,
-        Ok(_) => return Err(("row not an object", format!("{data_name}:{line}: expected a JSON object of inputs"))),
-        Err(e) => return Err(("row not JSON", format!("{data_name}:{line}: not valid JSON: {e}"))),
-    };
-    prompt
-        .validate_inputs(&inputs)
-        .map_err(|e| ("missing input", shown(prompt, format!("{data_name}:{line}: {e}"))))?;
-    Ok(inputs)
-}
-
-fn evaluate_row(
-    prompt: &Prompt,
-    sink: &mut Sink<'_>,
-    row: Line,
-    answer: Line,
-    data_name: &str,
-    answers_name: &str,
-    line: u64,
-) -> Result<Evaluation, RowError> {
-    row_inputs(prompt, row, data_name, line)?;
-    let Line::Text(answer) = answer else {
-        return Err(("unreadable answer", format!("{answers_name}:{line}: not UTF-8 text")));
-    };
-    let reply = crate::reply::from_text(&answer)
-        .map_err(|e| ("answer not understood", format!("{answers_name}:{line}: {e}")))?;
-    sink.score(&reply, "", answers_name, line)
 }

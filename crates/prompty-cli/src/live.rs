@@ -13,13 +13,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use prompty_client::{Endpoint, HttpRequest, Settings};
-use prompty_eval::Evaluation;
+use prompty_eval::rows::{Line, row_inputs};
+use prompty_eval::{ResultLine, RowError, RowErrorKind};
 use prompty_render::Renderer;
 use prompty_wire::{ResponseSpec, Target};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use crate::eval::{JsonLines, Line, RowError, Sink, row_inputs};
+use crate::eval::{Lines, Sink};
 use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::run::{SendArgs, TargetArgs};
@@ -74,7 +75,7 @@ struct Judge<'a> {
 }
 
 impl Live<'_> {
-    pub(crate) fn run(&self, rows: JsonLines, sink: &mut Sink<'_>) -> Result<Outcome, Failure> {
+    pub(crate) fn run(&self, rows: Lines, sink: &mut Sink<'_>) -> Result<Outcome, Failure> {
         if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
             return Err(Failure::Message(format!(
                 "--concurrency {}: expected 1 to {MAX_CONCURRENCY}",
@@ -106,7 +107,7 @@ impl Live<'_> {
             endpoint,
             cache: self.cache.map(Path::to_path_buf),
             cache_broken: false,
-            data_name: rows.name.clone(),
+            data_name: rows.name().to_owned(),
             warned: HashSet::new(),
             cached: 0,
         };
@@ -130,14 +131,14 @@ impl Judge<'_> {
     /// Reads, sends and writes every row; `true` when Ctrl-C stopped the run.
     async fn drive(
         &mut self,
-        mut rows: JsonLines,
+        mut rows: Lines,
         sink: &mut Sink<'_>,
         transport: &Transport,
         concurrency: usize,
     ) -> Result<bool, Failure> {
         let mut set: JoinSet<(u64, Result<Value, SendError>)> = JoinSet::new();
         let mut pending: HashMap<u64, Prepared> = HashMap::new();
-        let mut done: BTreeMap<u64, Result<Evaluation, RowError>> = BTreeMap::new();
+        let mut done: BTreeMap<u64, ResultLine> = BTreeMap::new();
         let mut next = 1u64;
         let mut ended = false;
         let window = concurrency.saturating_mul(4).max(64);
@@ -149,10 +150,10 @@ impl Judge<'_> {
                     ended = true;
                     break;
                 };
-                let line = rows.line;
+                let line = rows.line();
                 match self.prepare(row, line, sink) {
                     Err(e) => {
-                        done.insert(line, Err(e));
+                        done.insert(line, sink.run.fail(line, e));
                     }
                     Ok(p) => match self.cached_response(&p) {
                         Some(response) => {
@@ -195,8 +196,8 @@ impl Judge<'_> {
         }
         // Interrupted: what is done is written, in data order, gaps and all.
         set.abort_all();
-        for (line, outcome) in std::mem::take(&mut done) {
-            sink.row(line, outcome)?;
+        for (_, result) in std::mem::take(&mut done) {
+            sink.row(result)?;
         }
         Ok(true)
     }
@@ -205,16 +206,17 @@ impl Judge<'_> {
     fn prepare(&mut self, row: Line, line: u64, sink: &Sink<'_>) -> Result<Prepared, RowError> {
         let data = &self.data_name;
         let inputs = row_inputs(self.renderer.prompt(), row, data, line)?;
-        let messages = self.renderer.prepare(&inputs).map_err(|e| ("render failed", format!("{data}:{line}: {e}")))?;
+        let fail = |kind, e: &dyn std::fmt::Display| RowError::new(kind, format!("{data}:{line}: {e}"));
+        let messages = self.renderer.prepare(&inputs).map_err(|e| fail(RowErrorKind::RenderFailed, &e))?;
         let compiled = prompty_wire::compile(self.renderer.prompt(), &messages, self.target.clone())
-            .map_err(|e| ("compile failed", format!("{data}:{line}: {e}")))?;
+            .map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
         for w in &compiled.warnings {
             if self.warned.insert(w.to_string()) {
-                sink.progress.suspend(|| crate::emit_warnings(self.file, std::slice::from_ref(w)));
+                sink.output.progress.suspend(|| crate::emit_warnings(self.file, std::slice::from_ref(w)));
             }
         }
         let request = prompty_client::build(&self.endpoint, compiled.api, &compiled.body, false)
-            .map_err(|e| ("request not built", format!("{data}:{line}: {e}")))?;
+            .map_err(|e| fail(RowErrorKind::RequestNotBuilt, &e))?;
         let key = self.cache.as_ref().map(|_| prompty_client::cache::key(&request.url, &request.body));
         let model = compiled.body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
         Ok(Prepared { request: Arc::new(request), spec: compiled.response, model, key })
@@ -257,31 +259,34 @@ impl Judge<'_> {
         }
     }
 
-    /// Scores an answer (or records why there is none).
-    fn finish(
-        &self,
-        sink: &mut Sink<'_>,
-        line: u64,
-        p: &Prepared,
-        result: Result<Value, SendError>,
-    ) -> Result<Evaluation, RowError> {
+    /// Scores an answer (or says why there is none).
+    fn finish(&self, sink: &mut Sink<'_>, line: u64, p: &Prepared, result: Result<Value, SendError>) -> ResultLine {
         let data = &self.data_name;
-        let response = result.map_err(|e| ("request failed", format!("{data}:{line}: {}", e.0)))?;
-        let processed = prompty_wire::process(&p.spec, &response)
-            .map_err(|e| ("bad response", self.endpoint.redact(&format!("{data}:{line}: {e}"))))?;
-        let reply = crate::reply::from_processed(&processed);
-        sink.score(&reply, &p.model, data, line)
+        let response = match result {
+            Ok(response) => response,
+            Err(e) => {
+                return sink
+                    .run
+                    .fail(line, RowError::new(RowErrorKind::RequestFailed, format!("{data}:{line}: {}", e.0)));
+            }
+        };
+        match prompty_wire::process(&p.spec, &response) {
+            Ok(processed) => {
+                let reply = prompty_eval::reply::from_processed(&processed);
+                sink.run.score(line, &reply, &p.model, data)
+            }
+            Err(e) => {
+                let message = self.endpoint.redact(&format!("{data}:{line}: {e}"));
+                sink.run.fail(line, RowError::new(RowErrorKind::BadResponse, message))
+            }
+        }
     }
 }
 
 /// Writes the finished rows that continue the written ones.
-fn write_ready(
-    done: &mut BTreeMap<u64, Result<Evaluation, RowError>>,
-    next: &mut u64,
-    sink: &mut Sink<'_>,
-) -> Result<(), Failure> {
-    while let Some(outcome) = done.remove(next) {
-        sink.row(*next, outcome)?;
+fn write_ready(done: &mut BTreeMap<u64, ResultLine>, next: &mut u64, sink: &mut Sink<'_>) -> Result<(), Failure> {
+    while let Some(result) = done.remove(next) {
+        sink.row(result)?;
         *next += 1;
     }
     Ok(())

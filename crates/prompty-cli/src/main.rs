@@ -10,7 +10,6 @@ mod http;
 mod inputs;
 mod live;
 mod lsp;
-mod reply;
 mod report;
 mod run;
 mod snapshot;
@@ -125,6 +124,10 @@ pub(crate) struct LoadArgs {
     /// object per line), github (workflow annotations) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum, default_value_t = report::Format::Human)]
     pub(crate) error_format: report::Format,
+    /// Fail to load when a `${env:}` variable of the connection settings (endpoint, API
+    /// key) is unset. Without it such a variable is needed only when a request is sent.
+    #[arg(long)]
+    require_env: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -151,6 +154,7 @@ impl LoadArgs {
                 ProfileArg::Spec => ProfileChoice::Force(Profile::Spec),
                 ProfileArg::Promptflow => ProfileChoice::Force(Profile::Promptflow),
             },
+            require_env: self.require_env,
         }
     }
 }

@@ -49,8 +49,15 @@ impl TargetArgs {
     /// The endpoint of a compiled request, checked against the trust policy.
     pub(crate) fn endpoint(&self, file: &Path, renderer: &Renderer, compiled: &Compiled) -> Result<Endpoint, Failure> {
         let settings = Settings { provider: Some(compiled.provider), base_url: self.base_url.clone() };
-        prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
-            .map_err(|e| Failure::Message(format!("{}: {e}", file.display())))
+        let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
+            .map_err(|e| Failure::Message(format!("{}: {e}", file.display())))?;
+        if let Some(var) = &endpoint.missing_key {
+            eprintln!(
+                "warning: {}: the prompt's API key is `${{env:{var}}}`, and {var} is not set: requests go without a key",
+                file.display()
+            );
+        }
+        Ok(endpoint)
     }
 }
 

@@ -103,7 +103,8 @@ struct Case {
     at: Option<String>,
 }
 
-/// The input cases of a prompt: its sidecar file, or its defaults.
+/// The input cases of a prompt: its sidecar file ([`prompty_syntax::cases`]), or its
+/// defaults.
 fn cases(prompt: &Path) -> Result<Vec<Case>, String> {
     let sidecar = prompt.with_extension("cases.yaml");
     if !sidecar.exists() {
@@ -116,25 +117,20 @@ fn cases(prompt: &Path) -> Result<Vec<Case>, String> {
         let (line, col) = index.line_col(&text, offset);
         format!("{}:{line}:{col}", sidecar.display())
     };
-    let root =
-        prompty_syntax::yaml::parse(&text, 0, &text).map_err(|d| format!("{}: {}", at(d.span.start), d.message))?;
-    let prompty_syntax::yaml::NodeValue::Map(entries) = &root.value else {
-        return Err(format!("{}: expected a mapping of case names to input values", at(root.span.start)));
-    };
-    entries
+    let (cases, problems) = prompty_syntax::cases::parse_cases(&text);
+    if let Some(p) = problems.first() {
+        return Err(format!("{}: {}", at(p.span().start), p.message()));
+    }
+    if cases.is_empty() {
+        return Err(format!(
+            "{}: the file defines no case; write `case_name:` followed by `input: value` lines, or delete it to render the defaults",
+            sidecar.display()
+        ));
+    }
+    Ok(cases
         .iter()
-        .map(|(key, value)| {
-            let name = match key.to_json() {
-                Value::String(s) => s,
-                other => other.to_string(),
-            };
-            match value.to_json() {
-                Value::Object(inputs) => Ok(Case { name, inputs, at: Some(at(key.span.start)) }),
-                Value::Null => Ok(Case { name, inputs: Map::new(), at: Some(at(key.span.start)) }),
-                _ => Err(format!("{}: case `{name}` must be a mapping of input values", at(value.span.start))),
-            }
-        })
-        .collect()
+        .map(|c| Case { name: c.name.clone(), inputs: c.values(), at: Some(at(c.name_span.start)) })
+        .collect())
 }
 
 /// What rendering every prompt produced.

@@ -17,6 +17,9 @@ pub(crate) fn table(s: &RunSummary, pricing: &Pricing, requests: Option<&Request
     let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), format_number);
     rows.push(("rows".into(), s.rows().to_string()));
     rows.push(("scored".into(), s.scored().to_string()));
+    if s.left_out() > 0 {
+        rows.push(("left out".into(), format!("{} score(s) without a verdict, not in the statistics", s.left_out())));
+    }
     rows.push(("mean".into(), opt(s.mean())));
     rows.push(("std dev".into(), opt(s.std_dev())));
     let pass_rate = match s.pass_rate() {

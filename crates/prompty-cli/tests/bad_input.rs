@@ -39,9 +39,23 @@ impl Scratch {
     }
 
     fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.run_as(Command::new(env!("CARGO_BIN_EXE_prompty")), args, stdin)
+    }
+
+    /// Runs `prompty ARGS...` as a user without privileges: through `setpriv` as `nobody`
+    /// when this process is root, as itself otherwise.
+    fn run_unprivileged(&self, args: &[&str]) -> Output {
+        if !running_as_root() {
+            return self.run(args);
+        }
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(env!("CARGO_BIN_EXE_prompty"));
+        self.run_as(cmd, args, None)
+    }
+
+    fn run_as(&self, mut cmd: Command, args: &[&str], stdin: Option<&str>) -> Output {
         use std::io::Write;
         use std::process::Stdio;
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_prompty"));
         cmd.args(args)
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
@@ -109,19 +123,26 @@ fn a_missing_file() {
     assert_load_and_render_fail(&s, "nope.prompty", &["nope.prompty", "not found"]);
 }
 
+/// Whether this process is root (who reads a mode-000 file anyway).
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0")))
+}
+
+/// A file nobody may read. Root reads any file, so as root the binary runs as `nobody`
+/// through `setpriv` (util-linux).
 #[test]
+#[cfg_attr(not(has_setpriv), ignore = "`setpriv` (util-linux) is not on PATH, and root reads a mode-000 file")]
 fn an_unreadable_file() {
     use std::os::unix::fs::PermissionsExt;
     let s = Scratch::new("unreadable");
     s.file("locked.prompty", OK);
+    fs::set_permissions(&s.dir, fs::Permissions::from_mode(0o755)).expect("chmod 755");
     let path = s.path("locked.prompty");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).expect("chmod 000");
-    if fs::read(&path).is_ok() {
-        // Root (or a process with CAP_DAC_OVERRIDE) reads the file anyway: nothing to test.
-        eprintln!("skipped: this process can read a mode-000 file (running as root)");
-        return;
+    for command in ["load", "render"] {
+        assert_fails(&s.run_unprivileged(&[command, "locked.prompty"]), &["locked.prompty", "permission denied"]);
     }
-    assert_load_and_render_fail(&s, "locked.prompty", &["locked.prompty", "permission denied"]);
 }
 
 #[test]

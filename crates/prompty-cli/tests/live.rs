@@ -504,6 +504,43 @@ fn run_against_openai_and_anthropic_compatible_servers() {
     assert_eq!(anthropic.header("authorization"), None, "no Authorization header to Anthropic");
 }
 
+/// A prompt whose key is `${env:NAME}` with NAME unset runs against a local server named on
+/// the command line: the request goes without a key and `run` says so; against the public
+/// API (no endpoint named) it stops before any request, naming the variable.
+#[test]
+fn an_unset_key_variable_is_needed_only_by_an_endpoint_that_wants_it() {
+    let server = Server::start(|_, _| Reply::json(200, &chat_completion("Hello, Ada!")));
+    let dir = Dir::new("unset-key");
+    dir.write(
+        "keyed.prompty",
+        &GREET.replace(
+            "  id: chat-model\n",
+            "  id: chat-model\n  connection:\n    kind: key\n    apiKey: ${env:PROMPTY_TEST_UNSET_KEY}\n",
+        ),
+    );
+    let out = prompty(&dir.path, &["run", "keyed.prompty", "--base-url", &server.url("/v1")], &[]);
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "Hello, Ada!\n"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("the prompt's API key is `${env:PROMPTY_TEST_UNSET_KEY}`, and PROMPTY_TEST_UNSET_KEY is not set: requests go without a key"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(server.requests()[0].header("authorization"), None);
+    let out = prompty(&dir.path, &["run", "keyed.prompty"], &[]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "model.connection.apiKey is `${env:PROMPTY_TEST_UNSET_KEY}`, and PROMPTY_TEST_UNSET_KEY is not set"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = prompty(&dir.path, &["run", "keyed.prompty", "--require-env", "--base-url", &server.url("/v1")], &[]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("P020"), "{}", out.stderr);
+    assert_eq!(server.count(), 1, "no request without the key where one is needed");
+}
+
 #[test]
 fn keys_echoed_by_an_endpoint_are_hidden_in_errors() {
     let server = Server::start(|r, _| {
@@ -605,11 +642,10 @@ fn batch_files_and_their_results_scored_in_data_order() {
 }
 
 #[test]
+#[cfg_attr(not(has_script), ignore = "`script` (util-linux) is not on PATH")]
 fn text_results_stream_on_a_terminal() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) is not installed");
-        return;
-    }
+    let version = Command::new("script").arg("--version").output();
+    assert!(version.is_ok(), "`script` (util-linux) runs (CI=true runs this test whether or not it is there)");
     let server = Server::start(|r, _| {
         if !r.text().contains("\"stream\":true") {
             return Reply::json(400, &json!({"error": {"message": "expected a streaming request"}}));

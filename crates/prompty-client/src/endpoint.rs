@@ -143,6 +143,10 @@ pub struct Endpoint {
     pub source: Source,
     /// The credential, if any.
     pub key: Option<ApiKey>,
+    /// The prompt's key is `${env:NAME}` and `NAME` is not set: the request goes without a
+    /// key (a local server may need none), and the caller says so. For the provider's
+    /// public API this is an error instead ([`Error::UnsetVariable`]).
+    pub missing_key: Option<String>,
     /// Azure: the `api-version` query parameter.
     pub api_version: Option<String>,
 }
@@ -233,6 +237,8 @@ struct PromptValue {
     key: String,
     value: String,
     env: Option<String>,
+    /// The value is still `${env:NAME}` because `NAME` was not set: this is `NAME`.
+    unset: Option<String>,
 }
 
 fn prompt_value(prompt: &Prompt, keys: &[(&str, &str)]) -> Option<PromptValue> {
@@ -245,7 +251,8 @@ fn prompt_value(prompt: &Prompt, keys: &[(&str, &str)]) -> Option<PromptValue> {
         if let Some(value) = fields.and_then(|f| f.get(*key)).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty())
         {
             let env = prompt.secrets.find(value).map(|s| s.name.clone());
-            return Some(PromptValue { key: format!("{path}.{key}"), value: value.to_owned(), env });
+            let unset = prompt.secrets.unset_reference(value).map(str::to_owned);
+            return Some(PromptValue { key: format!("{path}.{key}"), value: value.to_owned(), env, unset });
         }
     }
     None
@@ -291,6 +298,9 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
     } else if let Some(url) = env(wire.base_url_var()) {
         (parse_endpoint(wire.base_url_var(), &url)?, Source::Environment(wire.base_url_var().to_owned()))
     } else if let Some(p) = prompt_endpoint {
+        if let Some(var) = p.unset {
+            return Err(Error::UnsetVariable { key: p.key, var });
+        }
         match p.env {
             Some(var) => (parse_endpoint(&format!("{} (${{env:{var}}})", p.key), &p.value)?, Source::Environment(var)),
             None => {
@@ -310,10 +320,18 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
     } else {
         return Err(Error::NoEndpoint { provider: provider.as_str(), env_var: wire.base_url_var() });
     };
+    let mut missing_key = None;
     let key = if anonymous(prompt) {
         None
     } else {
         match prompt_value(prompt, &[("model.connection", "apiKey"), ("model.configuration", "api_key")]) {
+            Some(PromptValue { key, unset: Some(var), .. }) => {
+                if source == Source::Default {
+                    return Err(Error::UnsetVariable { key, var });
+                }
+                missing_key = Some(var);
+                None
+            }
             Some(p) => Some(ApiKey::new(p.value, p.env.map_or(p.key, |v| v))),
             None => env(wire.key_var()).map(|k| ApiKey::new(k, wire.key_var())),
         }
@@ -325,7 +343,7 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
             .or_else(|| env("OPENAI_API_VERSION"))
             .unwrap_or_else(|| DEFAULT_AZURE_API_VERSION.to_owned())
     });
-    Ok(Endpoint { wire, base, source, key, api_version })
+    Ok(Endpoint { wire, base, source, key, missing_key, api_version })
 }
 
 /// Whether an endpoint written in a prompt file is one the user named.
@@ -402,6 +420,32 @@ mod tests {
         let h = host(&[("OPENAI_BASE_URL", "http://127.0.0.1:7/v1")]);
         let e = resolve(&p, &Settings::default(), &h).map(|e| e.source);
         assert_eq!(e, Ok(Source::Environment("OPENAI_BASE_URL".into())));
+    }
+
+    /// A key or endpoint whose variable is unset is needed only here, when a request is
+    /// about to be sent: the endpoint is refused (never the public API in its place), the
+    /// key is left out for an endpoint the user named and refused for the public API.
+    #[test]
+    fn unset_connection_variables_are_reported_when_sending() {
+        let h = host(&[]);
+        let key_only = prompt("model:\n  id: m\n  connection:\n    kind: key\n    apiKey: ${env:MY_KEY}", &h);
+        let local = Settings { base_url: Some("http://127.0.0.1:11434/v1".into()), ..Settings::default() };
+        let e = resolve(&key_only, &local, &h).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!((e.key, e.missing_key.as_deref()), (None, Some("MY_KEY")));
+        let public = resolve(&key_only, &Settings::default(), &h);
+        assert_eq!(public, Err(Error::UnsetVariable { key: "model.connection.apiKey".into(), var: "MY_KEY".into() }));
+        assert_eq!(
+            public.map(|_| ()).expect_err("the public API needs the key").to_string(),
+            "model.connection.apiKey is `${env:MY_KEY}`, and MY_KEY is not set: set it where the prompt runs"
+        );
+        let endpoint = prompt(
+            "model:\n  id: m\n  provider: azure\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}",
+            &h,
+        );
+        let e = resolve(&endpoint, &Settings::default(), &h);
+        assert_eq!(e, Err(Error::UnsetVariable { key: "model.connection.endpoint".into(), var: "MY_ENDPOINT".into() }));
+        // The command line still wins over the prompt's endpoint.
+        assert!(resolve(&endpoint, &local, &h).is_ok());
     }
 
     #[test]

@@ -49,6 +49,15 @@ pub enum Error {
         /// Its environment variable.
         env_var: &'static str,
     },
+    /// A connection setting the request needs comes from an environment variable that is
+    /// not set.
+    #[error("{key} is `${{env:{var}}}`, and {var} is not set: set it where the prompt runs")]
+    UnsetVariable {
+        /// The front-matter key (`model.connection.endpoint`).
+        key: String,
+        /// The variable.
+        var: String,
+    },
     /// The provider or API cannot be sent by this client.
     #[error("{0}")]
     Unsupported(String),

@@ -164,6 +164,7 @@ mod tests {
             base: Url::parse(base).unwrap_or_else(|e| panic!("{e}")),
             source: Source::CommandLine,
             key: key.map(|k| ApiKey::new(k, wire.key_var())),
+            missing_key: None,
             api_version: (wire == Wire::Azure).then(|| "2024-10-21".to_owned()),
         }
     }

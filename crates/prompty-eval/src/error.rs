@@ -156,6 +156,49 @@ pub enum Error {
         /// Context for the message.
         message: String,
     },
+    /// The prompt configures no evaluator: no `metadata.evaluator` block, and neither its
+    /// name nor its file name is a known evaluator prompt.
+    #[error(
+        "no `metadata.evaluator` block and not a known evaluator prompt; add `metadata: {{evaluator: {{answer: json, range: [1, 5], threshold: 3}}}}`"
+    )]
+    NoEvaluator,
+    /// A JSON-lines file cannot be read further: where the next line starts is unknown.
+    #[error("{name}:{line}: cannot read: {message}; stopping here")]
+    Read {
+        /// The file's name as the caller gave it.
+        name: String,
+        /// The 1-based number of the line being read.
+        line: u64,
+        /// What the system said.
+        message: String,
+    },
+    /// A line of a JSON-lines file is longer than [`MAX_LINE_BYTES`](crate::rows::MAX_LINE_BYTES).
+    #[error("{name}:{line}: the line is longer than the {limit}-byte limit; one line holds one JSON value")]
+    LineTooLong {
+        /// The file's name.
+        name: String,
+        /// The 1-based line number.
+        line: u64,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A recorded answer or provider response that cannot be read as a judge reply (an
+    /// expired batch request, a provider response of the wrong shape).
+    #[error("{message}")]
+    BadReply {
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A line of a results file that is not a result line of the default layout.
+    #[error("{name}:{line}: {message}")]
+    NotAResult {
+        /// The file's name.
+        name: String,
+        /// The 1-based line number.
+        line: u64,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl Error {
@@ -178,7 +221,9 @@ impl Error {
             | Error::NanToInteger => ErrorCategory::FailedExecution,
             Error::Config { .. } | Error::Input { .. } => ErrorCategory::InvalidValue,
             Error::UnknownConfigKey { .. } => ErrorCategory::UnknownField,
-            Error::MissingInput { .. } => ErrorCategory::MissingField,
+            Error::MissingInput { .. } | Error::NoEvaluator => ErrorCategory::MissingField,
+            Error::BadReply { .. } => ErrorCategory::FailedExecution,
+            Error::Read { .. } | Error::LineTooLong { .. } | Error::NotAResult { .. } => ErrorCategory::InvalidValue,
         }
     }
 
@@ -204,6 +249,11 @@ impl Error {
             Error::UnknownConfigKey { .. } => codes::UNKNOWN_CONFIG_KEY,
             Error::Input { .. } => codes::INVALID_INPUT,
             Error::MissingInput { .. } => codes::MISSING_INPUT,
+            Error::NoEvaluator => codes::NO_EVALUATOR,
+            Error::Read { .. } => codes::READ_FAILED,
+            Error::LineTooLong { .. } => codes::LINE_TOO_LONG,
+            Error::BadReply { .. } => codes::BAD_REPLY,
+            Error::NotAResult { .. } => codes::NOT_A_RESULT,
         }
     }
 
@@ -240,6 +290,10 @@ impl Error {
             Error::ScoreNotAllowed { value, allowed } => vec![value, allowed],
             Error::Config { key, message } => vec![key, message],
             Error::Input { field, message } | Error::MissingInput { field, message } => vec![field, message],
+            Error::Read { message, .. } | Error::BadReply { message } | Error::NotAResult { message, .. } => {
+                vec![message]
+            }
+            Error::NoEvaluator | Error::LineTooLong { .. } => Vec::new(),
             Error::EmptyAnswer
             | Error::NoDigit
             | Error::NoJsonObject
@@ -294,6 +348,11 @@ mod tests {
             Error::UnknownConfigKey { key: s() },
             Error::input("f", "m"),
             Error::MissingInput { field: s(), message: s() },
+            Error::NoEvaluator,
+            Error::Read { name: s(), line: 1, message: s() },
+            Error::LineTooLong { name: s(), line: 1, limit: 2 },
+            Error::BadReply { message: s() },
+            Error::NotAResult { name: s(), line: 1, message: s() },
         ];
         let mut seen = std::collections::HashSet::new();
         for e in all {
@@ -301,6 +360,30 @@ mod tests {
             assert!(crate::codes::ALL.iter().any(|c| c.code == d.code && c.severity == d.severity), "{e:?}");
             assert!(seen.insert(d.code.id), "{e:?} shares {}", d.code.id);
             assert_eq!(d.message, e.to_string());
+        }
+        // The other codes are the data-row error kinds'.
+        use crate::record::RowErrorKind as K;
+        let kinds = [
+            K::RowNotUtf8,
+            K::RowNotJson,
+            K::RowNotObject,
+            K::MissingInput,
+            K::AnswerNotUtf8,
+            K::AnswerNotUnderstood,
+            K::MissingAnswer,
+            K::EvaluationFailed,
+            K::RenderFailed,
+            K::CompileFailed,
+            K::RequestNotBuilt,
+            K::RequestFailed,
+            K::BadResponse,
+            K::NotBatchable,
+            K::MissingBatchResult,
+            K::StaleBatchResult,
+        ];
+        for kind in kinds {
+            assert!(crate::codes::ALL.iter().any(|c| c.code == kind.code()), "{kind:?}");
+            assert!(seen.insert(kind.code().id), "{kind:?} shares {}", kind.code().id);
         }
         assert_eq!(seen.len(), crate::codes::ALL.len());
     }

@@ -28,6 +28,25 @@ impl Evaluator {
         Evaluator { name, config, out_of_range: OutOfRange::default(), secrets: Secrets::new() }
     }
 
+    /// The evaluator a prompt configures: its `metadata.evaluator` block, else the known
+    /// settings of the azure-ai-evaluation prompt of its name or of `file_stem` (the file
+    /// name without `.prompty`). Named by the prompt's `name` (else `file_stem`, else
+    /// `score`); the prompt's [secrets](prompty_syntax::Prompt::secrets) are applied, to
+    /// the evaluator and to the configuration errors this returns.
+    pub fn for_prompt(prompt: &prompty_syntax::Prompt, file_stem: Option<&str>) -> Result<Self> {
+        let metadata = prompt.metadata.clone().map(serde_json::Value::Object).unwrap_or(serde_json::Value::Null);
+        let config = match EvaluatorConfig::from_metadata(&metadata) {
+            Ok(Some(c)) => c,
+            Ok(None) => file_stem
+                .and_then(crate::builtin_config)
+                .or_else(|| prompt.name.as_deref().and_then(crate::builtin_config))
+                .ok_or(Error::NoEvaluator)?,
+            Err(e) => return Err(e.redacted(&prompt.secrets)),
+        };
+        let name = prompt.name.clone().or_else(|| file_stem.map(str::to_owned)).unwrap_or_else(|| "score".to_owned());
+        Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
+    }
+
     /// The evaluator with the values `${env:}` supplied to its prompt
     /// ([`Prompt::secrets`](prompty_syntax::Prompt::secrets)): its evaluations and errors
     /// show `${env:NAME}` wherever the name, the configuration or the answer would quote

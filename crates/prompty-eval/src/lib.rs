@@ -14,6 +14,11 @@
 //!   [`builtin`]: the prompts of azure-ai-evaluation and their settings.
 //! * [`summary`]: totals over a run (mean, standard deviation, pass rate, histogram,
 //!   tokens and cost per model) and the gates that decide its exit status.
+//! * Runs over data sets: [`rows`] (JSON-lines data, answers and results, read from any
+//!   `BufRead` the caller opens), [`reply`] (a recorded answer or provider response to a
+//!   [`JudgeReply`]), [`record`] (the [`ResultLine`] a run writes and reads back),
+//!   [`run`] (rows to results and their summary, [`Run::recorded`] for recorded answers)
+//!   and [`compare`] (two runs row by row).
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
 //!   result layout), for conformance with azure-ai-evaluation 1.13.3.
 //!
@@ -40,6 +45,7 @@
 pub mod azure;
 pub mod builtin;
 pub mod codes;
+pub mod compare;
 pub mod config;
 pub mod conversation;
 mod error;
@@ -48,6 +54,10 @@ mod evaluator;
 pub mod extract;
 pub mod flatten;
 mod metadata;
+pub mod record;
+pub mod reply;
+pub mod rows;
+pub mod run;
 pub mod summary;
 pub mod verdict;
 
@@ -62,5 +72,8 @@ pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, U
 pub use evaluator::Evaluator;
 pub use extract::{AnswerFormat, Extracted};
 pub use metadata::{key_names as evaluator_keys, schema as evaluator_schema};
+pub use record::{ResultLine, RowError, RowErrorKind, RowOutcome};
+pub use rows::JsonLines;
+pub use run::Run;
 pub use summary::{Gates, MaxUnknown, Pricing, RunSummary};
 pub use verdict::{Direction, OutOfRange, ScoreRange, Threshold, Verdict};

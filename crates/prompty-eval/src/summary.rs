@@ -4,6 +4,11 @@
 //! except for the scores themselves (eight bytes a row, for the histogram). The standard
 //! deviation is the sample one (divided by `n - 1`), absent below two scores. The pass rate
 //! is passes over passes and fails: unknown and not-applicable rows are not judged.
+//!
+//! Only the scores of judged rows (a pass or a fail) count in the mean, the standard
+//! deviation and the histogram. A score without a verdict (outside the evaluator's range,
+//! or on a not-applicable row) is left out and counted ([`RunSummary::left_out`]): one
+//! judge answer of `1000` must not move a `--fail-under` gate.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -33,6 +38,7 @@ pub struct RunSummary {
     scores: Vec<f64>,
     sum: f64,
     verdicts: BTreeMap<&'static str, u64>,
+    left_out: u64,
     errors: BTreeMap<String, u64>,
     tokens: BTreeMap<String, ModelTokens>,
 }
@@ -46,14 +52,33 @@ impl RunSummary {
         RunSummary { range, ..RunSummary::default() }
     }
 
-    /// Counts one evaluated row.
+    /// Counts one evaluated row. Its score counts in the statistics only when the row was
+    /// judged (pass or fail).
     pub fn add(&mut self, e: &Evaluation) {
         self.rows += 1;
         if let Some(s) = e.score.filter(|s| s.is_finite()) {
-            self.scores.push(s);
-            self.sum += s;
+            if matches!(e.verdict, Verdict::Pass | Verdict::Fail) {
+                self.scores.push(s);
+                self.sum += s;
+            } else {
+                self.left_out += 1;
+            }
         }
         *self.verdicts.entry(e.verdict.as_str()).or_default() += 1;
+    }
+
+    /// Counts one result line: its evaluation, or its error record.
+    pub fn record(&mut self, line: &crate::record::ResultLine) {
+        match (line.evaluation(), line.error()) {
+            (Some(e), _) => self.add(e),
+            (None, Some(error)) => self.error(error.kind.as_str()),
+            (None, None) => {}
+        }
+    }
+
+    /// Scores left out of the statistics because their row has no verdict.
+    pub fn left_out(&self) -> u64 {
+        self.left_out
     }
 
     /// Counts one row that has an error record instead of an evaluation.
@@ -82,7 +107,7 @@ impl RunSummary {
         self.rows
     }
 
-    /// Rows with a finite score.
+    /// Judged rows with a finite score: those the statistics count.
     pub fn scored(&self) -> u64 {
         self.scores.len() as u64
     }
@@ -209,6 +234,7 @@ impl RunSummary {
         let mut out = json!({
             "rows": self.rows,
             "scored": self.scored(),
+            "left_out": self.left_out,
             "mean": num(self.mean()),
             "std_dev": num(self.std_dev()),
             "pass": self.count(Verdict::Pass),

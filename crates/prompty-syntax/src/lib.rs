@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cases;
 pub mod codes;
 mod diagnostic;
 mod format;
@@ -75,6 +76,13 @@ pub struct LoadOptions {
     /// must not depend on it). A default stands in for the value; a reference without one
     /// stays literal; a malformed name is a `P026` warning.
     pub lint: bool,
+    /// Every `${env:}` variable must be set. Without it, an unset variable with no default in
+    /// `model.connection`, `model.configuration` or a credential field (`apiKey`...) is a
+    /// `P020` warning: its reference stays literal, recorded in [`Secrets::unset`], and only
+    /// a request that needs the value reports it (loading, rendering and compiling never
+    /// read connection settings). Elsewhere an unset variable is an error either way (a
+    /// warning in the promptflow profile, which leaves it literal).
+    pub require_env: bool,
 }
 
 /// What loading produced: the prompt when one could be built, and every diagnostic.
@@ -334,6 +342,7 @@ fn parse_parts<'t>(
         allowed_roots: &options.allowed_roots,
         profile,
         lint: options.lint,
+        require_env: options.require_env,
     };
     let resolved = resolver.resolve(&mut root, diagnostics);
     Some((parts, FrontMatter { root, profile, secrets: resolved.secrets }, resolved.replaced))

@@ -40,6 +40,22 @@ struct Walk<'a> {
     spent: &'a Spent,
     /// The value under the current key holds a credential (`apiKey`...): no default is advised.
     secret_field: bool,
+    /// Where in the file's own front matter the walk is, for [`Place::defers`].
+    place: Place,
+}
+
+/// Where a value sits, as far as an unset `${env:}` reference cares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The top-level mapping.
+    Root,
+    /// Inside `model`, outside its connection settings.
+    Model,
+    /// Inside `model.connection` or `model.configuration` (v1): settings only a request
+    /// reads (endpoint, key, API version), never rendering or compiling.
+    Connection,
+    /// Anywhere else.
+    Other,
 }
 
 /// What one load has spent on `${file:}` references so far.
@@ -140,6 +156,9 @@ pub(crate) struct Resolver<'a> {
     pub(crate) profile: Profile,
     /// Linting: the environment is never read (see [`Resolver::lint_env`]).
     pub(crate) lint: bool,
+    /// An unset variable in the connection settings or a credential field is an error, as
+    /// everywhere else, instead of a warning that leaves it for the request to report.
+    pub(crate) require_env: bool,
 }
 
 impl Resolver<'_> {
@@ -150,7 +169,14 @@ impl Resolver<'_> {
         let spent = Spent::default();
         self.walk(
             node,
-            Walk { dir: self.base_dir.as_deref(), roots: &roots, depth: 0, spent: &spent, secret_field: false },
+            Walk {
+                dir: self.base_dir.as_deref(),
+                roots: &roots,
+                depth: 0,
+                spent: &spent,
+                secret_field: false,
+                place: Place::Root,
+            },
             diags,
         );
         Resolved { secrets: spent.secrets.into_inner(), replaced: spent.replaced.into_inner() }
@@ -180,8 +206,9 @@ impl Resolver<'_> {
         };
         match &mut node.value {
             NodeValue::Seq(items) => {
+                let place = if at.place == Place::Connection { Place::Connection } else { Place::Other };
                 for (i, item) in items.iter_mut().enumerate() {
-                    step(i, &mut || self.walk(item, at, diags));
+                    step(i, &mut || self.walk(item, Walk { place, ..at }, diags));
                 }
             }
             NodeValue::Map(entries) => {
@@ -192,7 +219,13 @@ impl Resolver<'_> {
                         NodeValue::Seq(_) => true,
                         _ => false,
                     } && crate::secret::is_secret_field(&k.key_string());
-                    step(i, &mut || self.walk(v, Walk { secret_field, ..at }, diags));
+                    let place = match (at.place, k.key_string().as_str()) {
+                        (Place::Root, "model") if own => Place::Model,
+                        (Place::Model, "connection" | "configuration") => Place::Connection,
+                        (Place::Connection, _) => Place::Connection,
+                        _ => Place::Other,
+                    };
+                    step(i, &mut || self.walk(v, Walk { secret_field, place, ..at }, diags));
                 }
             }
             NodeValue::String(s) => {
@@ -227,13 +260,30 @@ impl Resolver<'_> {
                 } else {
                     format!("set {name}, or give a default: ${{env:{name}:value}}")
                 };
+                let deferred = at.place == Place::Connection || at.secret_field;
                 match (self.host.env(name), default) {
                     (Some(v), _) => {
                         at.spent.secrets.borrow_mut().add(name, &v);
                         Some(Node { value: NodeValue::String(v), span: span.clone() })
                     }
                     (None, Some(d)) => Some(Node { value: NodeValue::String(d.to_owned()), span: span.clone() }),
-                    (None, None) if self.profile == Profile::Promptflow => {
+                    // Only a request reads these: loading, rendering and compiling go on, and
+                    // the request (`prompty run`, a live `eval`) reports the variable.
+                    (None, None) if !self.require_env && deferred => {
+                        at.spent.secrets.borrow_mut().add_unset(name);
+                        diags.push(
+                            Diagnostic::warning(
+                                codes::ENV_NOT_SET,
+                                span.clone(),
+                                format!(
+                                    "Environment variable '{name}' not set; the value stays literal until a request needs it"
+                                ),
+                            )
+                            .with_help(help),
+                        );
+                        None
+                    }
+                    (None, None) if self.profile == Profile::Promptflow && !(self.require_env && deferred) => {
                         diags.push(
                             Diagnostic::warning(
                                 codes::ENV_NOT_SET,

@@ -57,10 +57,12 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// Every value `${env:}` supplied to one prompt, longest first.
+/// Every value `${env:}` supplied to one prompt, longest first, and the variables of the
+/// connection settings that were not set (their references stay literal).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Secrets {
     entries: Vec<Secret>,
+    unset: Vec<String>,
 }
 
 impl Secrets {
@@ -70,7 +72,31 @@ impl Secrets {
 
     /// No secrets.
     pub const fn new() -> Self {
-        Self { entries: Vec::new() }
+        Self { entries: Vec::new(), unset: Vec::new() }
+    }
+
+    /// Records that variable `name`, read by the connection settings (or a credential
+    /// field), was not set: its `${env:NAME}` reference stays literal in the prompt.
+    pub fn add_unset(&mut self, name: &str) {
+        if !self.unset.iter().any(|n| n == name) {
+            self.unset.push(name.to_owned());
+        }
+    }
+
+    /// The variables [`add_unset`](Self::add_unset) recorded, in the order met.
+    pub fn unset(&self) -> &[String] {
+        &self.unset
+    }
+
+    /// The variable `value` still refers to, when `value` is a `${env:NAME}` reference that
+    /// stayed literal because `NAME` was not set.
+    pub fn unset_reference(&self, value: &str) -> Option<&str> {
+        let reference = crate::refs::parse_reference(value.trim())?;
+        if !reference.protocol.eq_ignore_ascii_case("env") {
+            return None;
+        }
+        let (name, _) = crate::refs::split_env(reference.value);
+        self.unset.iter().find(|n| *n == name).map(String::as_str)
     }
 
     /// Records that variable `name` supplied `value`. Empty values hide nothing and are

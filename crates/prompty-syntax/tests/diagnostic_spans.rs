@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use prompty_syntax::{Diagnostic, Host, HostError, LoadOptions, MapHost, codes, load_path, load_str, normalize};
+use prompty_syntax::{
+    Diagnostic, Host, HostError, LoadOptions, MapHost, Severity, codes, load_path, load_str, normalize,
+};
 
 /// The text each diagnostic's span covers, with its code.
 fn spans(text: &str) -> Vec<(&'static str, String)> {
@@ -109,6 +111,47 @@ fn a_failed_reference_is_reported_once() {
     let text = "---\nmetadata: ${file:missing.json}\nmodel:\n  id: m\n  connection: ${env:UNSET_CONN}\n---\n";
     let loaded = load_str(text, &host, &options);
     assert_eq!(codes_of(&loaded.diagnostics), [codes::FILE_NOT_FOUND.id, codes::ENV_NOT_SET.id]);
+}
+
+/// Connection settings are read only by a request: an unset variable there (or in any
+/// credential field) is a warning, its reference stays literal and is listed as unset; with
+/// `require_env`, and anywhere else, it is an error.
+#[test]
+fn unset_connection_variables_wait_for_the_request() {
+    let host = MapHost::new();
+    let v2 = "---\nmodel:\n  id: m\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}\n    apiKey: ${env:MY_KEY}\n---\nuser:\nhi\n";
+    let v1 = "---\nmodel:\n  api: chat\n  configuration:\n    type: azure_openai\n    azure_endpoint: ${env:MY_ENDPOINT}\n    api_key: ${env:MY_KEY}\n---\nuser:\nhi\n";
+    for text in [v2, v1] {
+        let loaded = load_str(text, &host, &LoadOptions::default());
+        let severities: Vec<_> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code != codes::LEGACY_KEY)
+            .map(|d| (d.code.id, d.severity))
+            .collect();
+        assert_eq!(
+            severities,
+            [(codes::ENV_NOT_SET.id, Severity::Warning), (codes::ENV_NOT_SET.id, Severity::Warning)],
+            "{text}"
+        );
+        let prompt = loaded.prompt.expect("the prompt loads");
+        assert_eq!(prompt.secrets.unset(), ["MY_ENDPOINT", "MY_KEY"]);
+        assert_eq!(prompt.secrets.unset_reference("${env:MY_KEY}"), Some("MY_KEY"));
+        assert_eq!(prompt.secrets.unset_reference("${env:OTHER}"), None);
+
+        let strict = LoadOptions { require_env: true, ..LoadOptions::default() };
+        let loaded = load_str(text, &host, &strict);
+        let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code.id).collect();
+        assert_eq!(errors, [codes::ENV_NOT_SET.id, codes::ENV_NOT_SET.id], "{text}");
+    }
+    // Outside the connection settings a value changes what is rendered or sent: an error.
+    let text = "---\nmodel:\n  id: ${env:MY_MODEL}\ninputs:\n  - name: q\n    kind: string\n    default: ${env:MY_Q}\n---\nuser:\n{{q}}\n";
+    let loaded = load_str(text, &host, &LoadOptions::default());
+    assert_eq!(loaded.diagnostics.iter().filter(|d| d.is_error()).count(), 2, "{:?}", loaded.diagnostics);
+    // A credential field is deferred wherever it is.
+    let text = "---\nmetadata:\n  service:\n    token: ${env:MY_TOKEN}\n---\nuser:\nhi\n";
+    let loaded = load_str(text, &host, &LoadOptions::default());
+    assert!(!loaded.diagnostics.iter().any(Diagnostic::is_error), "{:?}", loaded.diagnostics);
 }
 
 #[test]

@@ -68,7 +68,10 @@ fn run(v: &Value) -> Result<(), Failed> {
         host = host.with_file(dir.join("vector.prompty"), &text);
         dir.join("vector.prompty")
     };
-    let outcome = load_path(&file, &host, &LoadOptions::default()).map_err(|e| e.to_string()).and_then(|loaded| {
+    // The spec's loader needs every `${env:}` variable at load time; ours waits for a
+    // request to need a connection's (docs/compatibility.md), unless told otherwise.
+    let spec_loader = LoadOptions { require_env: true, ..LoadOptions::default() };
+    let outcome = load_path(&file, &host, &spec_loader).map_err(|e| e.to_string()).and_then(|loaded| {
         match loaded.into_result() {
             Ok((prompt, _)) => Ok(prompt),
             Err(diags) => Err(diags.iter().map(Diagnostic::to_string_plain).collect::<Vec<_>>().join("; ")),

@@ -47,6 +47,7 @@ pub struct Loader {
     roots: Vec<PathBuf>,
     profile: ProfileChoice,
     limits: Limits,
+    require_env: bool,
     /// Help added to "environment variable not set" errors.
     env_hint: Option<&'static str>,
 }
@@ -77,6 +78,7 @@ impl Loader {
             roots: Vec::new(),
             profile: ProfileChoice::Auto,
             limits: Limits::default(),
+            require_env: false,
             env_hint: Some(NO_ENV_HOST),
         }
     }
@@ -122,12 +124,23 @@ impl Loader {
         self
     }
 
+    /// Fails to load a prompt whose connection settings name an unset `${env:}` variable.
+    /// By default such a variable (the API key, say) is needed only when a request is sent:
+    /// loading, rendering and compiling work without it, and `prompt().secrets` lists it
+    /// in [`Secrets::unset`](crate::Secrets::unset).
+    #[must_use]
+    pub fn require_env(mut self, yes: bool) -> Self {
+        self.require_env = yes;
+        self
+    }
+
     fn options(&self, path: Option<&Path>) -> LoadOptions {
         LoadOptions {
             path: path.map(Path::to_path_buf),
             allowed_roots: self.roots.clone(),
             profile: self.profile,
             lint: false,
+            require_env: self.require_env,
         }
     }
 
@@ -314,24 +327,23 @@ impl Prompty {
 
     #[cfg(feature = "eval")]
     fn make_evaluator(&self) -> Result<crate::eval::Evaluator, Error> {
-        use crate::eval::{Evaluator, EvaluatorConfig, builtin_config};
-        let prompt = self.prompt();
-        let metadata = prompt.metadata.clone().map(Value::Object).unwrap_or(Value::Null);
-        let fail = |message: String| Error::new(ErrorKind::Score, message).with_file(&self.file);
-        let config = match EvaluatorConfig::from_metadata(&metadata) {
-            Ok(Some(c)) => c,
-            Ok(None) => self
-                .stem
-                .as_deref()
-                .and_then(builtin_config)
-                .or_else(|| prompt.name.as_deref().and_then(builtin_config))
-                .ok_or_else(|| {
-                    fail("no `metadata.evaluator` block and not a known evaluator prompt; add `metadata: {evaluator: {answer: json, range: [1, 5], threshold: 3}}`".to_owned())
-                })?,
-            Err(e) => return Err(fail(e.to_string()).with_source(e)),
-        };
-        let name = prompt.name.clone().or_else(|| self.stem.clone()).unwrap_or_else(|| "score".to_owned());
-        Ok(Evaluator::new(name, config))
+        crate::eval::Evaluator::for_prompt(self.prompt(), self.stem.as_deref()).map_err(|e| self.score_error(e))
+    }
+
+    #[cfg(feature = "eval")]
+    fn score_error(&self, e: crate::eval::Error) -> Error {
+        let secrets = &self.prompt().secrets;
+        let e = e.redacted(secrets);
+        Error::new(ErrorKind::Score, e.to_string()).with_file(&self.file).with_source(e).redacted(secrets)
+    }
+
+    /// A run over data rows with this prompt's evaluator: [`Run::recorded`] scores recorded
+    /// answers read side by side with the data, and its summary adds the results up.
+    ///
+    /// [`Run::recorded`]: crate::eval::Run::recorded
+    #[cfg(feature = "eval")]
+    pub fn eval_run(&self) -> Result<crate::eval::Run, Error> {
+        Ok(crate::eval::Run::new(self.evaluator()?.clone()))
     }
 
     /// Scores a judge model's answer (its text) with this prompt's evaluator: the score,
@@ -344,8 +356,6 @@ impl Prompty {
     /// [`score`](Prompty::score) with the whole reply (usage, model, finish reason).
     #[cfg(feature = "eval")]
     pub fn score_reply(&self, reply: &crate::JudgeReply) -> Result<crate::Evaluation, Error> {
-        self.evaluator()?
-            .evaluate(reply)
-            .map_err(|e| Error::new(ErrorKind::Score, e.to_string()).with_file(&self.file).with_source(e))
+        self.evaluator()?.evaluate(reply).map_err(|e| self.score_error(e))
     }
 }

@@ -90,6 +90,24 @@ fn env_references_need_a_host_that_reads_the_environment() {
     assert_eq!(prompt.prompt().model.as_ref().map(|m| m.id.as_str()), Some("gpt-4o"));
 }
 
+/// A key from the environment is needed only to send a request: loading, rendering and
+/// compiling work with the variable unset, and the prompt lists it as unset;
+/// `Loader::require_env` makes it a load error.
+#[test]
+fn an_unset_key_variable_is_not_needed_to_load_render_or_compile() {
+    let text = "---\nmodel:\n  id: gpt-4o\n  connection:\n    kind: key\n    apiKey: ${env:PROMPTY_TEST_UNSET_KEY}\n---\nuser:\nhi";
+    for loader in [Loader::new(), Loader::new().std_host(prompty_toolkit::StdHost::new().allow_env(true))] {
+        let prompt = loader.load_str(text).expect("loads with the key unset");
+        assert_eq!(prompt.prompt().secrets.unset(), ["PROMPTY_TEST_UNSET_KEY"]);
+        let messages = prompt.render(&()).expect("renders");
+        let request = prompt.compile(&messages, prompty_toolkit::Target::new()).expect("compiles");
+        assert_eq!(request.body["messages"][0]["content"], "hi");
+    }
+    let e = Loader::new().require_env(true).load_str(text).expect_err("required");
+    assert_eq!(e.kind(), ErrorKind::Load);
+    assert!(e.to_string().contains("Environment variable 'PROMPTY_TEST_UNSET_KEY' not set"), "{e}");
+}
+
 const SECRET: &str = "sk-test-VERY-SECRET-4242";
 
 /// Loads `text` with `KEY` set to the secret.
@@ -140,4 +158,20 @@ fn no_error_shows_a_value_env_supplied() {
     let e = prompt.compile(&messages, prompty_toolkit::Target::new()).expect_err("unknown provider");
     assert_eq!(e.kind(), ErrorKind::Compile);
     assert_hidden(&e, "compile");
+
+    // Scoring: an evaluator configuration quoting a value from the environment.
+    let prompt = with_secret("---\nmetadata:\n  evaluator:\n    answer: ${env:KEY}\n---\nuser:\nhi").expect("loads");
+    let e = prompt.score("4").expect_err("bad configuration");
+    assert_eq!(e.kind(), ErrorKind::Score);
+    assert_hidden(&e, "score (configuration)");
+    // ... and a judge answer that echoes the value, refused by a strict evaluator.
+    let prompt = with_secret(
+        "---\nname: ${env:KEY}\nmetadata:\n  evaluator:\n    answer: json\n    strict: true\n---\nuser:\nhi",
+    )
+    .expect("loads");
+    let answer = format!("{{\"score\": \"{SECRET}\"}}");
+    let e = prompt.score(&answer).expect_err("not a number");
+    assert_hidden(&e, "score (answer)");
+    let e = prompt.score_reply(&prompty_toolkit::JudgeReply::text(answer)).expect_err("not a number");
+    assert_hidden(&e, "score_reply");
 }

@@ -1,4 +1,3 @@
-use prompty_syntax::yaml::{Node, NodeValue};
 use prompty_syntax::{Diagnostic, Prompt, Severity};
 
 use crate::Finding;
@@ -46,54 +45,22 @@ fn finding(span: std::ops::Range<usize>, message: String, help: String) -> Findi
 
 /// Checks the text of a cases file against `prompt`; spans are into `text`.
 pub(crate) fn check_cases(text: &str, prompt: &Prompt) -> Vec<Finding> {
-    let root = match prompty_syntax::yaml::parse(text, 0, text) {
-        Ok(root) => root,
-        Err(d) => {
-            let help = d.help.clone().unwrap_or_else(|| "fix the YAML syntax".to_owned());
-            return vec![
-                Finding::new(Diagnostic::new(InvalidInputCase::META.code, Severity::Error, d.span, d.message))
-                    .help(help),
-            ];
-        }
-    };
-    let mut out = Vec::new();
-    let cases = match &root.value {
-        NodeValue::Map(entries) => entries,
-        NodeValue::Null => return out,
-        _ => {
-            out.push(
-                finding(
-                    root.span,
-                    "a cases file must map case names to input values".to_owned(),
-                    "write `case_name:` followed by `input: value` lines".to_owned(),
-                )
-                .severity(Severity::Error),
-            );
-            return out;
-        }
-    };
+    let (cases, problems) = prompty_syntax::cases::parse_cases(text);
+    let mut out: Vec<Finding> = problems
+        .iter()
+        .map(|p| {
+            let d = Diagnostic::new(InvalidInputCase::META.code, Severity::Error, p.span(), p.message());
+            Finding::new(d).help(p.help())
+        })
+        .collect();
     let declared: Vec<&str> = prompt.inputs.iter().flatten().map(|p| p.name.as_str()).collect();
     // A v1 prompt with no `inputs` reads whatever it is given: only shapes are checked.
     let checks_names = prompt.inputs.is_some();
     let required: Vec<&str> =
         prompt.inputs.iter().flatten().filter(|p| p.required && p.default.is_none()).map(|p| p.name.as_str()).collect();
-    for (name_node, case) in cases {
-        let case_name = name_node.key_string();
-        let inputs: &[(Node, Node)] = match &case.value {
-            NodeValue::Map(entries) => entries,
-            NodeValue::Null => &[],
-            _ => {
-                out.push(
-                    finding(
-                        case.span.clone(),
-                        format!("case `{case_name}` must be a mapping of input values"),
-                        "write `input: value` lines under the case name".to_owned(),
-                    )
-                    .severity(Severity::Error),
-                );
-                continue;
-            }
-        };
+    for case in &cases {
+        let case_name = &case.name;
+        let inputs = &case.inputs;
         if !checks_names {
             continue;
         }
@@ -127,7 +94,7 @@ pub(crate) fn check_cases(text: &str, prompt: &Prompt) -> Vec<Finding> {
             let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
             out.push(
                 finding(
-                    name_node.span.clone(),
+                    case.name_span.clone(),
                     format!(
                         "case `{case_name}` lacks the required input{} {list}",
                         if missing.len() == 1 { "" } else { "s" }

@@ -1,16 +1,18 @@
-//! Judge answers in every shape `score`, `eval --answers`, `--batch-results` and `--judge`
-//! take: the answer text, a JSON string, `{"answer": ...}`, a provider response (OpenAI chat
-//! or Responses, Anthropic Messages), or one line of a provider's batch results. Provider
-//! responses are read by `prompty_wire::process`, the same step `prompty run` uses.
+//! Judge answers in every shape a recorded answer takes: the answer text, a JSON string,
+//! `{"answer": ...}`, a provider response (OpenAI chat or Responses, Anthropic Messages), or
+//! one line of a provider's batch results. Provider responses are read by
+//! `prompty_wire::process`, the step that reads a live response too.
 
-use prompty_eval::{JudgeReply, Usage};
 use prompty_wire::{Api, Output, ProcessResult, Provider, ResponseSpec};
 use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::evaluation::{JudgeReply, Usage};
 
 /// A reply from an answer file's whole text or one answer line: a JSON string, or an object
 /// of a known shape; anything else (the judge's own JSON, plain text) is the answer as
 /// written.
-pub(crate) fn from_text(text: &str) -> Result<JudgeReply, String> {
+pub fn from_text(text: &str) -> Result<JudgeReply, Error> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::String(s)) => Ok(JudgeReply::text(s)),
         Ok(Value::Object(o)) if known_shape(&o) => from_object(o),
@@ -31,7 +33,7 @@ fn known_shape(o: &Map<String, Value>) -> bool {
 
 /// A reply from a JSON value (see the module documentation). An object of no known shape
 /// is the judge's own JSON answer, and is read as its text.
-pub(crate) fn from_value(value: Value) -> Result<JudgeReply, String> {
+pub fn from_value(value: Value) -> Result<JudgeReply, Error> {
     match value {
         Value::String(s) => Ok(JudgeReply::text(s)),
         Value::Object(o) => from_object(o),
@@ -39,7 +41,7 @@ pub(crate) fn from_value(value: Value) -> Result<JudgeReply, String> {
     }
 }
 
-fn from_object(o: Map<String, Value>) -> Result<JudgeReply, String> {
+fn from_object(o: Map<String, Value>) -> Result<JudgeReply, Error> {
     if let Some(answer) = o.get("answer") {
         let content = match answer {
             Value::String(s) => s.clone(),
@@ -52,8 +54,8 @@ fn from_object(o: Map<String, Value>) -> Result<JudgeReply, String> {
     // One line of a provider's batch results.
     if o.contains_key("custom_id") && (o.contains_key("response") || o.contains_key("result")) {
         let line = Value::Object(o).to_string();
-        let result = prompty_client::batch::parse_result(&line).map_err(|e| e.to_string())?;
-        return from_value(result.outcome?);
+        let result = prompty_client::batch::parse_result(&line).map_err(bad)?;
+        return from_value(result.outcome.map_err(|message| Error::BadReply { message })?);
     }
     let spec = if o.contains_key("choices") {
         ResponseSpec::new(Provider::OpenAi, Api::Chat)
@@ -69,8 +71,12 @@ fn from_object(o: Map<String, Value>) -> Result<JudgeReply, String> {
         return Ok(JudgeReply::text(Value::Object(o).to_string()));
     };
     let role = role_of(&o);
-    let processed = prompty_wire::process(&spec, &Value::Object(o)).map_err(|e| e.to_string())?;
+    let processed = prompty_wire::process(&spec, &Value::Object(o)).map_err(bad)?;
     Ok(JudgeReply { role, ..from_processed(&processed) })
+}
+
+fn bad(e: impl std::fmt::Display) -> Error {
+    Error::BadReply { message: e.to_string() }
 }
 
 /// The role the response gives its message.
@@ -81,7 +87,7 @@ fn role_of(o: &Map<String, Value>) -> Option<String> {
 
 /// A reply from a processed provider response: text as is, anything else (structured
 /// output, tool calls) as its JSON text.
-pub(crate) fn from_processed(r: &ProcessResult) -> JudgeReply {
+pub fn from_processed(r: &ProcessResult) -> JudgeReply {
     let content = match &r.output {
         Output::Text(s) | Output::Refusal(s) => s.clone(),
         other => other.to_value().to_string(),
@@ -142,11 +148,11 @@ mod tests {
         ];
         for shape in shapes {
             let reply = from_text(&shape);
-            assert_eq!(reply.as_ref().map(JudgeReply::content_str), Ok(answer), "{shape}");
+            assert_eq!(reply.as_ref().map(JudgeReply::content_str).ok(), Some(answer), "{shape}");
         }
         let own_json = from_text(r#"{"score": 4, "reason": "ok"}"#);
-        assert_eq!(own_json.map(|r| r.content), Ok(Some(r#"{"score": 4, "reason": "ok"}"#.to_owned())));
+        assert_eq!(own_json.ok().and_then(|r| r.content).as_deref(), Some(r#"{"score": 4, "reason": "ok"}"#));
         let err = from_text(r#"{"custom_id": "c", "result": {"type": "expired"}}"#);
-        assert_eq!(err.err().as_deref(), Some("the request was expired"));
+        assert_eq!(err.err().map(|e| e.to_string()).as_deref(), Some("the request was expired"));
     }
 }
