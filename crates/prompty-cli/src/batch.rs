@@ -74,7 +74,7 @@ impl RowCompiler {
     }
 }
 
-pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
+pub(crate) fn run(args: &BatchArgs, reporter: &crate::report::Reporter) -> Result<bool, Failure> {
     let format = match args.provider {
         BatchProvider::Openai => BatchFormat::OpenAi,
         BatchProvider::Anthropic => BatchFormat::Anthropic,
@@ -110,7 +110,7 @@ pub(crate) fn run(args: &BatchArgs) -> Result<bool, Failure> {
         let made = compiler.compile(row, rows.name(), line).and_then(|(compiled, body)| {
             for w in &compiled.warnings {
                 if warned.insert(w.to_string()) {
-                    crate::emit_warnings(&args.file, std::slice::from_ref(w));
+                    reporter.wire_warnings(&args.file, std::slice::from_ref(w));
                 }
             }
             let id = batch::custom_id(line, &body);

@@ -13,8 +13,9 @@ use prompty_syntax::{Host, LineIndex, LoadOptions, Loaded, Severity, load_bytes}
 
 use crate::host::cli_host;
 use crate::inputs::describe_io;
-use crate::report::{self, Sarif};
-use prompty_toolkit::report::{Source, Style};
+use crate::report::{self, Message};
+use prompty_report::human::Style;
+use prompty_report::{Emitter, SourceFile};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
@@ -152,7 +153,8 @@ struct FileOutput {
     warnings: usize,
     fixed: usize,
     io_failure: bool,
-    sarif: Sarif,
+    /// Findings kept for the one SARIF log.
+    sarif: Vec<Message>,
 }
 
 pub(crate) fn run(args: &CheckArgs) -> ExitCode {
@@ -212,7 +214,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         }
     }
     let (mut errors, mut warnings, mut fixed, mut io_failures) = (0, 0, 0, 0);
-    let mut sarif = Sarif::new();
+    let mut sarif = report::sarif();
     for_each_in_order(
         sources.len(),
         |i| check_source(args, &sources[i], &selections[i], style),
@@ -229,12 +231,11 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             warnings += output.warnings;
             fixed += output.fixed;
             io_failures += usize::from(output.io_failure);
-            sarif.extend(output.sarif);
+            let _ = sarif.emit(&mut std::io::sink(), &output.sarif);
         },
     );
     if args.format == CheckFormat::Sarif {
-        let _ = serde_json::to_writer_pretty(&mut out, &sarif.finish(&failures));
-        let _ = writeln!(out);
+        let _ = sarif.finish(&mut out, &failures);
     }
     let too_many = args.max_warnings.filter(|&max| warnings > max);
     if matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !args.quiet {
@@ -351,44 +352,28 @@ fn check_source(args: &CheckArgs, source: &Input, selection: &Selection, style: 
 
 /// Renders the findings of one file in the chosen format and counts them.
 fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, findings: &[Finding], style: Style) {
-    let index = LineIndex::new(text);
-    let lines = Source::new(&file.display().to_string(), text);
+    let source = SourceFile::new(file.display().to_string(), text);
+    let messages: Vec<Message> = findings.iter().map(|f| report::finding(&source, f)).collect();
     for f in findings {
         match f.diagnostic.severity {
             Severity::Error => output.errors += 1,
             Severity::Warning => output.warnings += 1,
             Severity::Info => {}
         }
-        let out = &mut output.stdout;
-        match args.format {
-            CheckFormat::Human => {
-                let mut d = f.diagnostic.clone();
-                if let Some(fix) = &f.fix {
-                    let note = format!("--fix can {}", fix.title);
-                    d.help = Some(match d.help {
-                        Some(h) => format!("{h}\n{note}"),
-                        None => note,
-                    });
-                }
-                out.push_str(&lines.draw(&d, &style));
-            }
-            CheckFormat::Concise => {
-                out.push_str(&report::concise(file, text, &index, f));
-                out.push('\n');
-            }
-            CheckFormat::Json => {
-                let line =
-                    serde_json::to_string(&report::json(file, Some((text, &index)), &f.diagnostic)).unwrap_or_default();
-                out.push_str(&line);
-                out.push('\n');
-            }
-            CheckFormat::Github => {
-                out.push_str(&report::github(file, Some((text, &index)), &f.diagnostic));
-                out.push('\n');
-            }
-            CheckFormat::Sarif => output.sarif.push(file, text, &index, f),
-        }
     }
+    let mut emitter: Box<dyn Emitter> = match args.format {
+        CheckFormat::Human => Box::new(prompty_report::Human { style }),
+        CheckFormat::Concise => Box::new(prompty_report::Concise),
+        CheckFormat::Json => Box::new(prompty_report::Json),
+        CheckFormat::Github => Box::new(prompty_report::Github),
+        CheckFormat::Sarif => {
+            output.sarif.extend(messages);
+            return;
+        }
+    };
+    let mut bytes = Vec::new();
+    let _ = emitter.emit(&mut bytes, &messages);
+    output.stdout.push_str(&String::from_utf8_lossy(&bytes));
 }
 
 /// Loads and lints one file; with `--fix`, rewrites it first. Returns the text the

@@ -11,7 +11,6 @@ use prompty_syntax::Prompt;
 use serde_json::Value;
 
 use crate::inputs::{describe_io, read_object, read_text};
-use crate::report::Located;
 use crate::run::{SendArgs, TargetArgs};
 use crate::{Failure, LoadArgs, load_prompt};
 
@@ -160,7 +159,7 @@ fn evaluator_for(file: &Path, prompt: &Prompt) -> Result<Evaluator, Failure> {
     let stem = file.file_stem().and_then(|s| s.to_str());
     Evaluator::for_prompt(prompt, stem).map_err(|e| match e {
         prompty_eval::Error::NoEvaluator => Failure::Message(format!("{}: {e}", file.display())),
-        e => Failure::diagnostic(Located::file(file, e.to_diagnostic())),
+        e => Failure::diagnostic(crate::report::whole(file, e.to_diagnostic())),
     })
 }
 
@@ -189,7 +188,7 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     let evaluation = evaluator.evaluate(&reply).map_err(|e| {
         let mut d = e.to_diagnostic();
         prompt.secrets.redact_diagnostic(&mut d);
-        Failure::diagnostic(Located::file(Path::new(&name), d))
+        Failure::diagnostic(crate::report::whole(Path::new(&name), d))
     })?;
     let mut shown_evaluation = match args.format {
         EvalFormat::Clean => serde_json::to_value(&evaluation).unwrap_or(Value::Null),
@@ -354,6 +353,8 @@ pub(crate) enum EvalStatus {
 /// prompt's `${env:}` values shown as references.
 pub(crate) struct Output<'a> {
     out: &'a mut dyn Write,
+    /// Where warnings about the prompt go.
+    pub(crate) reporter: &'a crate::report::Reporter,
     format: EvalFormat,
     layout: AzureLayout,
     pub(crate) progress: indicatif::ProgressBar,
@@ -430,7 +431,7 @@ fn progress_bar(data: &Path) -> indicatif::ProgressBar {
 /// (a bad row, a bad answer, a missing answer, a request that failed after its retries).
 /// A read error, or a line over the size limit, ends the run (exit 2); with `--output`, the
 /// output file is then left as it was. Ctrl-C during `--judge` writes the rows done.
-pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
+pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> Result<EvalStatus, Failure> {
     if let Some(EvalCommand::Compare(c)) = &args.command {
         return crate::compare::run(c).map(|()| EvalStatus::Passed);
     }
@@ -485,7 +486,14 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Result<EvalStatus, Failure> {
         let layout = evaluator.azure_layout();
         let mut sink = Sink {
             run: Run::new(evaluator),
-            output: Output { out, format: args.format, layout, progress: progress_bar(data), secrets: &prompt.secrets },
+            output: Output {
+                out,
+                reporter,
+                format: args.format,
+                layout,
+                progress: progress_bar(data),
+                secrets: &prompt.secrets,
+            },
         };
         let mut requests = None;
         let mut interrupted = false;

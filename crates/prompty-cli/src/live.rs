@@ -212,7 +212,7 @@ impl Judge<'_> {
             .map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
         for w in &compiled.warnings {
             if self.warned.insert(w.to_string()) {
-                sink.output.progress.suspend(|| crate::emit_warnings(self.file, std::slice::from_ref(w)));
+                sink.output.progress.suspend(|| sink.output.reporter.wire_warnings(self.file, std::slice::from_ref(w)));
             }
         }
         let request = prompty_client::build(&self.endpoint, compiled.api, &compiled.body, false)

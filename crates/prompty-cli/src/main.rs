@@ -26,7 +26,7 @@ use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, re
 
 use crate::host::cli_host;
 use crate::inputs::InputArgs;
-use crate::report::Located;
+use crate::report::{Message, Reporter};
 
 /// Exit code for usage and I/O failures (and files that cannot be used).
 const EXIT_FAILURE: u8 = 2;
@@ -164,7 +164,7 @@ pub(crate) enum Failure {
     /// Something that is no diagnostic: a file that cannot be read, a bad flag.
     Message(String),
     /// Diagnostics with stable codes: the prompt cannot be loaded, rendered or compiled.
-    Diagnostics(Vec<Located>),
+    Diagnostics(Vec<Message>),
     /// The reader of standard output went away (`| head`): not an error.
     BrokenPipe,
 }
@@ -174,14 +174,14 @@ impl Failure {
     pub(crate) fn text(&self) -> String {
         match self {
             Failure::Message(m) => m.clone(),
-            Failure::Diagnostics(ds) => ds.iter().map(Located::one_line).collect::<Vec<_>>().join("\n"),
+            Failure::Diagnostics(ds) => ds.iter().map(Message::one_line).collect::<Vec<_>>().join("\n"),
             Failure::BrokenPipe => "standard output was closed".to_owned(),
         }
     }
 
     /// One diagnostic as a failure.
-    pub(crate) fn diagnostic(located: Located) -> Self {
-        Failure::Diagnostics(vec![located])
+    pub(crate) fn diagnostic(message: Message) -> Self {
+        Failure::Diagnostics(vec![message])
     }
 }
 
@@ -204,11 +204,9 @@ impl<T: std::fmt::Display + 'static> From<T> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(load) = cli.command.load_args() {
-        report::set_format(load.error_format);
-    }
-    let code = dispatch(cli.command);
-    report::finish();
+    let reporter = Reporter::new(cli.command.load_args().map_or(report::Format::Human, |load| load.error_format));
+    let code = dispatch(cli.command, &reporter);
+    reporter.finish();
     code
 }
 
@@ -226,7 +224,7 @@ impl Command {
     }
 }
 
-fn dispatch(command: Command) -> ExitCode {
+fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
     let result = match command {
         Command::Check(args) => return check::run(&args),
         Command::Score(args) => eval::run_score(&args),
@@ -236,29 +234,29 @@ fn dispatch(command: Command) -> ExitCode {
         Command::Schema => {
             print_json(&prompty_syntax::front_matter_schema_with(&[("evaluator", prompty_eval::evaluator_schema())]))
         }
-        Command::Eval(args) => match eval::run_eval(&args) {
+        Command::Eval(args) => match eval::run_eval(&args, reporter) {
             Ok(eval::EvalStatus::Passed) => Ok(()),
             Ok(eval::EvalStatus::Failed) => return ExitCode::from(1),
             Ok(eval::EvalStatus::Interrupted) => return ExitCode::from(EXIT_INTERRUPTED),
             Err(e) => Err(e),
         },
-        Command::Batch(args) => match batch::run(&args) {
+        Command::Batch(args) => match batch::run(&args, reporter) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
-        Command::Run(args) => match run::run(&args) {
+        Command::Run(args) => match run::run(&args, reporter) {
             Ok(()) => Ok(()),
             Err(run::RunFailure::Usage(e)) => Err(e),
             Err(run::RunFailure::Request(message)) => {
-                report::fail(&message);
+                reporter.fail(&message);
                 return ExitCode::from(1);
             }
         },
         Command::Load { file, load } => cmd_load(&file, &load),
         Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
         Command::Compile { file, inputs, load, provider, api, model } => {
-            cmd_compile(&file, &inputs, &load, provider.as_deref(), api.as_deref(), model)
+            cmd_compile(&file, &inputs, &load, provider.as_deref(), api.as_deref(), model, reporter)
         }
     };
     match result {
@@ -266,12 +264,12 @@ fn dispatch(command: Command) -> ExitCode {
         // A reader that stops early (`| head`) is not an error.
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Message(message)) => {
-            report::fail(&message);
+            reporter.fail(&message);
             ExitCode::from(EXIT_FAILURE)
         }
         Err(Failure::Diagnostics(diagnostics)) => {
             for d in &diagnostics {
-                report::emit(d);
+                reporter.emit(d);
             }
             ExitCode::from(EXIT_FAILURE)
         }
@@ -295,8 +293,8 @@ pub(crate) fn load_prompt_with(
     let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
     let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
-    let errors: Vec<Located> =
-        loaded.diagnostics.into_iter().filter(|d| d.is_error()).map(|d| Located::at(file, &text, d)).collect();
+    let errors: Vec<Message> =
+        loaded.diagnostics.into_iter().filter(|d| d.is_error()).map(|d| report::at(file, &text, d)).collect();
     match loaded.prompt {
         Some(prompt) if errors.is_empty() => Ok((prompt, text)),
         _ if errors.is_empty() => Err(Failure::Message(format!("{}: cannot be loaded as a prompt", file.display()))),
@@ -359,6 +357,7 @@ fn cmd_compile(
     provider: Option<&str>,
     api: Option<&str>,
     model: Option<String>,
+    reporter: &Reporter,
 ) -> Result<(), Failure> {
     let given = inputs.collect()?;
     let (renderer, text) = load_renderer(file, load)?;
@@ -375,7 +374,7 @@ fn cmd_compile(
         target = target.with_model(m);
     }
     let compiled = prompty_wire::compile(renderer.prompt(), &messages, target).map_err(|e| wire_failure(file, &e))?;
-    emit_warnings(file, &compiled.warnings);
+    reporter.wire_warnings(file, &compiled.warnings);
     print_json(&compiled.body)
 }
 
@@ -418,19 +417,12 @@ pub(crate) fn warn_undeclared(file: &Path, prompt: &Prompt, given: &serde_json::
 /// A render error, located in the file when it comes from the template.
 pub(crate) fn render_failure(file: &Path, text: &Arc<str>, e: &prompty_render::Error) -> Failure {
     Failure::diagnostic(match e.span() {
-        Some(_) => Located::at(file, text, e.to_diagnostic()),
-        None => Located::file(file, e.to_diagnostic()),
+        Some(_) => report::at(file, text, e.to_diagnostic()),
+        None => report::whole(file, e.to_diagnostic()),
     })
 }
 
 /// A request that cannot be compiled (or a response that cannot be read) for the prompt.
 pub(crate) fn wire_failure(file: &Path, e: &prompty_wire::Error) -> Failure {
-    Failure::diagnostic(Located::file(file, e.to_diagnostic()))
-}
-
-/// Reports what the wire compiler left out or changed.
-pub(crate) fn emit_warnings(file: &Path, warnings: &[prompty_wire::Warning]) {
-    for w in warnings {
-        report::emit(&Located::file(file, w.to_diagnostic()));
-    }
+    Failure::diagnostic(report::whole(file, e.to_diagnostic()))
 }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::inputs::InputArgs;
-use crate::{Failure, LoadArgs, emit_warnings, load_renderer, render_failure, warn_undeclared, wire_failure};
+use crate::{Failure, LoadArgs, load_renderer, render_failure, warn_undeclared, wire_failure};
 
 /// Where a prompt is sent: shared by `run`, `eval --judge` and `batch`.
 #[derive(clap::Args, Clone, Default)]
@@ -123,14 +123,14 @@ impl From<Failure> for RunFailure {
     }
 }
 
-pub(crate) fn run(args: &RunArgs) -> Result<(), RunFailure> {
+pub(crate) fn run(args: &RunArgs, reporter: &crate::report::Reporter) -> Result<(), RunFailure> {
     let given = args.inputs.collect()?;
     let (renderer, text) = load_renderer(&args.file, &args.load)?;
     warn_undeclared(&args.file, renderer.prompt(), &given);
     let messages = renderer.prepare(&given).map_err(|e| render_failure(&args.file, &text, &e))?;
     let compiled = prompty_wire::compile(renderer.prompt(), &messages, args.target.target()?)
         .map_err(|e| wire_failure(&args.file, &e))?;
-    emit_warnings(&args.file, &compiled.warnings);
+    reporter.wire_warnings(&args.file, &compiled.warnings);
     let endpoint = args.target.endpoint(&args.file, &renderer, &compiled)?;
     let transport = args.send.transport()?;
     let stdout_tty = std::io::stdout().is_terminal();

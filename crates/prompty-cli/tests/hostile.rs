@@ -906,10 +906,11 @@ fn file_reference_through_symlinked_folder_is_outside_whether_or_not_the_file_ex
     // Every answer is the same, apart from the path the user wrote (and the span's end).
     let expected = |r: &str| {
         format!(
-            "{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\"}}\n{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\"}}\n",
+            "{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\",\"url\":\"{{URL}}\"}}\n{{\"file\":\"FILE\",\"line\":4,\"column\":11,\"end_line\":4,\"end_column\":{},\"code\":\"P022\",\"name\":\"file-outside-roots\",\"severity\":\"error\",\"message\":\"`${{file:REF}}` resolves outside allowed roots\",\"help\":\"reference files inside the prompt's folder, or allow another folder with --allow-root\",\"url\":\"{{URL}}\"}}\n",
             11 + "${file:}".len() + r.len(),
             11 + "${file:}".len() + r.len()
         )
+        .replace("{URL}", concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/diagnostics.md#p022-file-outside-roots"))
     };
     for (r, answer) in &answers {
         assert_eq!(answer, &expected(r), "{r}");

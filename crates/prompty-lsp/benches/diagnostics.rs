@@ -38,7 +38,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("analysis", |b| {
         b.iter(|| {
             let a = Analysis::new(&workspace, Arc::from(text.as_str()), None);
-            prompty_lsp::diagnostics::all(&a, prompty_lsp::diagnostics::DEFAULT_RULES_URL)
+            prompty_lsp::diagnostics::all(&a, prompty_lsp::diagnostics::DEFAULT_DOCS_URL)
         });
     });
 

@@ -1,60 +1,61 @@
 //! Findings as LSP diagnostics: the same codes and spans `prompty check` reports, ranges in
-//! UTF-16 code units, each code linked to its entry in `docs/rules.md`.
+//! UTF-16 code units; the text, tags and documentation link are `prompty_report::lsp`'s,
+//! the same page and anchor every other form links.
 
 use std::str::FromStr;
 
 use lsp_types::{CodeDescription, DiagnosticSeverity, DiagnosticTag, NumberOrString, Uri};
 use prompty_lint::Finding;
-use prompty_syntax::Severity;
+use prompty_report::lsp::{Parts, Tag};
+use prompty_report::{Edit, Message, SourceFile};
 
 use crate::analysis::Analysis;
 
 /// The `source` of every diagnostic.
-pub const SOURCE: &str = "prompty";
+pub const SOURCE: &str = prompty_report::lsp::SOURCE;
 
-/// Where `docs/rules.md` is published, unless the client says otherwise (`rulesUrl`).
-pub const DEFAULT_RULES_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules.md");
+/// Where the documentation pages are published, unless the client says otherwise
+/// (`docsUrl`).
+pub const DEFAULT_DOCS_URL: &str = prompty_report::DOCS_URL;
 
-/// The anchor of a code in `docs/rules.md`: each rule has a heading `## PL001 undeclared-variable`;
-/// the loader's codes share one table.
-pub fn rule_anchor(id: &str, name: &str) -> String {
-    if id.starts_with("PL") { format!("{}-{name}", id.to_ascii_lowercase()) } else { "loader-diagnostics".to_owned() }
-}
-
-/// One finding as an LSP diagnostic.
-pub fn to_lsp(analysis: &Analysis, finding: &Finding, rules_url: &str) -> lsp_types::Diagnostic {
+/// One finding as an LSP diagnostic, its code linked under the documentation folder `docs`.
+pub fn to_lsp(analysis: &Analysis, finding: &Finding, docs: &str) -> lsp_types::Diagnostic {
     let s = &analysis.snapshot;
-    let d = &finding.diagnostic;
-    let mut message = d.message.clone();
-    if let Some(help) = &d.help {
-        message.push_str("\nhelp: ");
-        message.push_str(help);
-    }
-    if let Some(fix) = &finding.fix {
-        message.push_str("\nquick fix: ");
-        message.push_str(&fix.title);
-    }
-    let href = format!("{rules_url}#{}", rule_anchor(d.code.id, d.code.name));
-    let tags = match d.code.id {
-        "PL002" => Some(vec![DiagnosticTag::UNNECESSARY]),
-        "P030" => Some(vec![DiagnosticTag::DEPRECATED]),
-        _ => None,
-    };
+    // No text: the range is computed here, in the client's position encoding.
+    let fix = finding.fix.as_ref().map(|fix| Edit {
+        title: fix.title.clone(),
+        span: fix.span.clone(),
+        replacement: fix.replacement.clone(),
+        safe: true,
+    });
+    let message = Message::new(SourceFile::unlocated(""), finding.diagnostic.clone()).with_fix(fix);
+    let Parts { severity, code, href, message, tags } = prompty_report::lsp::parts(&message, docs);
+    let tags: Vec<DiagnosticTag> = tags
+        .into_iter()
+        .map(|t| match t {
+            Tag::Unnecessary => DiagnosticTag::UNNECESSARY,
+            Tag::Deprecated => DiagnosticTag::DEPRECATED,
+        })
+        .collect();
     lsp_types::Diagnostic {
-        range: s.index.range(&s.text, d.span.clone()),
-        severity: Some(severity(d.severity)),
-        code: Some(NumberOrString::String(d.code.id.to_owned())),
+        range: s.index.range(&s.text, finding.diagnostic.span.clone()),
+        severity: Some(match severity {
+            1 => DiagnosticSeverity::ERROR,
+            2 => DiagnosticSeverity::WARNING,
+            _ => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(code.to_owned())),
         code_description: Uri::from_str(&href).ok().map(|href| CodeDescription { href }),
         source: Some(SOURCE.to_owned()),
         message,
         related_information: None,
-        tags,
+        tags: (!tags.is_empty()).then_some(tags),
         data: None,
     }
 }
 
 /// Every diagnostic of a document, a configuration problem first.
-pub fn all(analysis: &Analysis, rules_url: &str) -> Vec<lsp_types::Diagnostic> {
+pub fn all(analysis: &Analysis, docs: &str) -> Vec<lsp_types::Diagnostic> {
     let mut out = Vec::with_capacity(analysis.findings.len() + 1);
     if let Some(e) = &analysis.config_error {
         out.push(lsp_types::Diagnostic {
@@ -65,14 +66,6 @@ pub fn all(analysis: &Analysis, rules_url: &str) -> Vec<lsp_types::Diagnostic> {
             ..lsp_types::Diagnostic::default()
         });
     }
-    out.extend(analysis.findings.iter().map(|f| to_lsp(analysis, f, rules_url)));
+    out.extend(analysis.findings.iter().map(|f| to_lsp(analysis, f, docs)));
     out
-}
-
-fn severity(s: Severity) -> DiagnosticSeverity {
-    match s {
-        Severity::Error => DiagnosticSeverity::ERROR,
-        Severity::Warning => DiagnosticSeverity::WARNING,
-        Severity::Info => DiagnosticSeverity::INFORMATION,
-    }
 }

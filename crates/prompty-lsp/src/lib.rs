@@ -26,7 +26,7 @@
 //! let workspace = Workspace::new(Arc::new(MapHost::new()));
 //! let text = "---\ninputs:\n  q: {kind: string}\n---\nuser:\n{{ q }} {{ topic }}";
 //! let analysis = Analysis::new(&workspace, Arc::from(text), None);
-//! let diagnostics = prompty_lsp::diagnostics::all(&analysis, prompty_lsp::diagnostics::DEFAULT_RULES_URL);
+//! let diagnostics = prompty_lsp::diagnostics::all(&analysis, prompty_lsp::diagnostics::DEFAULT_DOCS_URL);
 //! assert_eq!(diagnostics[0].message.lines().next(), Some("`topic` is read by the template but no input declares it"));
 //! assert_eq!(diagnostics[0].range.start, lsp_types::Position { line: 5, character: 11 });
 //! ```

@@ -33,8 +33,9 @@ pub struct Options {
     pub workspace: Workspace,
     /// How long a document must stay unchanged before it is checked again.
     pub debounce: Duration,
-    /// The address of `docs/rules.md`; diagnostics link to `#<code>-<name>` in it.
-    pub rules_url: String,
+    /// The address of the `docs/` folder (ending with `/`); diagnostics link to
+    /// `rules.md#<code>-<name>` or `diagnostics.md#<code>-<name>` in it.
+    pub docs_url: String,
     /// Makes the handler of this method panic (to test that a panic never ends the server).
     #[doc(hidden)]
     pub panic_on: Option<String>,
@@ -46,7 +47,7 @@ impl Options {
         Self {
             workspace,
             debounce: Duration::from_millis(75),
-            rules_url: diagnostics::DEFAULT_RULES_URL.to_owned(),
+            docs_url: diagnostics::DEFAULT_DOCS_URL.to_owned(),
             panic_on: None,
         }
     }
@@ -99,7 +100,8 @@ pub fn capabilities() -> Value {
 }
 
 /// Settings a client may pass as `initializationOptions`:
-/// `{"allowRoots": [...], "config": "path/prompty.toml", "debounceMs": 75, "rulesUrl": "..."}`.
+/// `{"allowRoots": [...], "config": "path/prompty.toml", "debounceMs": 75, "docsUrl": "..."}`
+/// (`rulesUrl`, the address of `rules.md`, names the same folder).
 /// Relative paths are relative to the workspace's root folder.
 fn apply_settings(options: &mut Options, params: &Value) {
     let root = params
@@ -122,8 +124,11 @@ fn apply_settings(options: &mut Options, params: &Value) {
     if let Some(ms) = settings.get("debounceMs").and_then(Value::as_u64) {
         options.debounce = Duration::from_millis(ms.min(10_000));
     }
-    if let Some(url) = settings.get("rulesUrl").and_then(Value::as_str) {
-        options.rules_url = url.trim_end_matches('#').to_owned();
+    let rules =
+        settings.get("rulesUrl").and_then(Value::as_str).map(|u| u.trim_end_matches('#').trim_end_matches("rules.md"));
+    if let Some(url) = settings.get("docsUrl").and_then(Value::as_str).or(rules) {
+        let url = url.trim_end_matches('#');
+        options.docs_url = if url.ends_with('/') { url.to_owned() } else { format!("{url}/") };
     }
 }
 
@@ -446,7 +451,7 @@ impl Server {
                 })
                 .collect();
             let diagnostics =
-                actions::finding_of(&a, &action).map(|f| vec![diagnostics::to_lsp(&a, f, &self.options.rules_url)]);
+                actions::finding_of(&a, &action).map(|f| vec![diagnostics::to_lsp(&a, f, &self.options.docs_url)]);
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: action.title,
                 kind: Some(kind),
@@ -586,7 +591,7 @@ fn check(job: &Job, docs: &Mutex<Docs>, sender: &Sender<Message>, options: &Opti
     let Some((text, path, cached)) = current else { return };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let analysis = cached.unwrap_or_else(|| Arc::new(Analysis::new(&options.workspace, text, path)));
-        let diagnostics = diagnostics::all(&analysis, &options.rules_url);
+        let diagnostics = diagnostics::all(&analysis, &options.docs_url);
         (analysis, diagnostics)
     }));
     let (analysis, diagnostics) = match outcome {

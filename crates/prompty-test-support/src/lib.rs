@@ -6,6 +6,7 @@
 //!   same cases;
 //! - [`bench`](mod@bench): the workloads of `shared/bench/` that the criterion benches and the
 //!   side-by-side benchmark measure;
+//! - [`messages`]: the one set of diagnostics every emitter's snapshot test writes;
 //! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
 //!   prompty-render;
 //! - [`prompt_files`]: the bundled prompts and the conformance corpora, which the loader's
@@ -28,6 +29,7 @@ pub mod bench;
 mod corpus;
 pub mod cpython;
 mod fs;
+pub mod messages;
 mod process;
 mod rng;
 

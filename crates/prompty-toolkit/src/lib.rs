@@ -43,10 +43,25 @@
 #![warn(missing_docs)]
 
 mod error;
-mod excerpt;
 mod inputs;
 mod prompty;
-pub mod report;
+/// Diagnostics drawn for people, exactly as the `prompty` command line tool draws them
+/// (miette's graphical report with the file's lines around each span), from
+/// [`prompty-report`](prompty_report), which also has the machine forms (JSON lines, GitHub
+/// annotations, SARIF).
+///
+/// ```
+/// use prompty_toolkit::report::{Source, Style};
+///
+/// let text = "---\nname: [unclosed\n---\nuser:\nhi\n";
+/// let loaded = prompty_toolkit::syntax::load_str(text, &prompty_toolkit::MapHost::new(), &Default::default());
+/// let source = Source::new("greeting.prompty", text);
+/// let drawn = source.draw(&loaded.diagnostics[0], &Style::default());
+/// assert!(drawn.contains("[greeting.prompty:2:"), "{drawn}");
+/// ```
+pub mod report {
+    pub use prompty_report::human::{Source, Style, draw_unlocated};
+}
 
 pub use error::{Error, ErrorKind, Report};
 pub use inputs::Inputs;

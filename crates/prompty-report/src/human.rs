@@ -2,23 +2,21 @@
 //! miette's graphical report, with the file's lines around each span.
 //!
 //! ```
-//! use prompty_toolkit::report::{Source, Style};
+//! use prompty_report::human::{Source, Style};
+//! use prompty_syntax::{codes, Diagnostic};
 //!
 //! let text = "---\nname: [unclosed\n---\nuser:\nhi\n";
-//! let loaded = prompty_toolkit::syntax::load_str(text, &prompty_toolkit::MapHost::new(), &Default::default());
-//! let source = Source::new("greeting.prompty", text);
-//! let drawn = source.draw(&loaded.diagnostics[0], &Style::default());
-//! assert!(drawn.contains("[greeting.prompty:2:"), "{drawn}");
+//! let diagnostic = Diagnostic::error(codes::YAML_SYNTAX, 10..11, "unclosed sequence");
+//! let drawn = Source::new("greeting.prompty", text).draw(&diagnostic, &Style::default());
+//! assert!(drawn.contains("[greeting.prompty:2:7]"), "{drawn}");
 //! ```
-//!
-//! [`Error::report`](crate::Error::report) draws every diagnostic of an error this way.
 
 use std::fmt;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
 
 use crate::excerpt::{Excerpt, SourceLines};
-use crate::{Diagnostic, Severity};
+use prompty_syntax::{Diagnostic, Severity};
 
 /// How to draw: colours (ANSI escapes) and the width text wraps at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,7 +137,7 @@ impl miette::Diagnostic for Drawn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::LineIndex;
+    use prompty_syntax::LineIndex;
 
     #[test]
     fn long_lines_render_at_every_span() {
@@ -147,7 +145,7 @@ mod tests {
         let text = lines.join("\n") + "\n";
         let index = LineIndex::new(&text);
         let source = Source::new("f", &text);
-        let code = crate::syntax::codes::WRONG_TYPE;
+        let code = prompty_syntax::codes::WRONG_TYPE;
         let style = Style { color: false, width: 100 };
         let mut offsets: Vec<usize> = (0..text.len()).step_by(997).collect();
         offsets.extend([0, text.len(), text.len() - 1, text.find('c').unwrap_or(0) + 65_536]);
