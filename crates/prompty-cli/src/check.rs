@@ -207,8 +207,12 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     for source in &sources {
         match selection(args, &mut configs, &source.name) {
             Ok(s) => selections.push(s),
-            Err(e) => {
+            Err(SelectionError::Flag(e)) => {
                 let _ = writeln!(stderr, "error: {e}");
+                return ExitCode::from(2);
+            }
+            Err(SelectionError::Config(e)) => {
+                report_config_error(args.format, &e, &mut out, &mut stderr);
                 return ExitCode::from(2);
             }
         }
@@ -279,14 +283,50 @@ fn use_color(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
 
 /// The codes to report for `file`: the configuration's selection, then the command line's
 /// (`--select` replaces it, `--extend-select` adds, `--ignore` removes).
-fn selection(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<Selection, String> {
+/// Why no selection of codes could be made for a file.
+enum SelectionError {
+    /// A selector given on the command line.
+    Flag(String),
+    /// The file's `prompty.toml`.
+    Config(prompty_config::ConfigError),
+}
+
+fn selection(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<Selection, SelectionError> {
+    let flag = |flag: &'static str| move |e: prompty_lint::SelectorError| SelectionError::Flag(format!("{flag}: {e}"));
     let mut selection = match &args.select {
-        Some(list) => Selection::only(list).map_err(|e| format!("--select: {e}"))?,
-        None => configs.selection(file, args.config.as_deref(), &cli_host()).map_err(|e| e.to_string())?,
+        Some(list) => Selection::only(list).map_err(flag("--select"))?,
+        None => configs.selection(file, args.config.as_deref(), &cli_host()).map_err(SelectionError::Config)?,
     };
-    selection.select(&args.extend_select).map_err(|e| format!("--extend-select: {e}"))?;
-    selection.ignore(&args.ignore).map_err(|e| format!("--ignore: {e}"))?;
+    selection.select(&args.extend_select).map_err(flag("--extend-select"))?;
+    selection.ignore(&args.ignore).map_err(flag("--ignore"))?;
     Ok(selection)
+}
+
+/// A `prompty.toml` that cannot be applied: for people, `error:` and where on standard
+/// error; for machines, its diagnostic (code and span in the configuration file) in the
+/// report on standard output, so that an annotation lands on the line to fix.
+fn report_config_error(format: CheckFormat, e: &prompty_config::ConfigError, out: &mut dyn Write, err: &mut dyn Write) {
+    // Named as the user's files are: relative to the working folder when inside it.
+    let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
+    let name = cwd.and_then(|d| e.path().strip_prefix(d).ok().map(Path::to_path_buf));
+    let name = name.unwrap_or_else(|| e.path().to_path_buf()).display().to_string();
+    let source = match (e.span(), cli_host().read_to_string(e.path())) {
+        (Some(_), Ok(text)) => SourceFile::new(name, text),
+        _ => SourceFile::unlocated(name),
+    };
+    let message = Message::new(source, e.to_diagnostic());
+    let mut emitter: Box<dyn Emitter> = match format {
+        CheckFormat::Human | CheckFormat::Concise => {
+            let _ = writeln!(err, "error: {e} [{}]", e.code().id);
+            return;
+        }
+        CheckFormat::Json => Box::new(prompty_report::Json),
+        CheckFormat::Github => Box::new(prompty_report::Github),
+        CheckFormat::Sarif => Box::new(report::sarif()),
+    };
+    let _ = writeln!(err, "error: {e}");
+    let _ = emitter.emit(out, std::slice::from_ref(&message));
+    let _ = emitter.finish(out, &[]);
 }
 
 /// Runs `work` on `0..n` on every core the process may use and hands each result to

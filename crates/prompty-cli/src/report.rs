@@ -147,6 +147,7 @@ pub(crate) fn catalog() -> Vec<Entry> {
     all.extend(prompty_render::codes::ALL.iter().map(|i| from_info(i, "render")));
     all.extend(prompty_wire::codes::ALL.iter().map(|i| from_info(i, "wire")));
     all.extend(prompty_eval::codes::ALL.iter().map(|i| from_info(i, "eval")));
+    all.extend(prompty_config::codes::ALL.iter().map(|i| from_info(i, "config")));
     all
 }
 
@@ -170,6 +171,11 @@ pub(crate) fn diagnostics_markdown() -> String {
             "wire",
             "Wire compiler (`PW0xx` errors, `PW1xx` warnings)",
             "Reported when the rendered messages become a provider's request, or a response is read: `compile`, `run`, `batch` and `eval --judge`. They are about the prompt as a whole, so they point at the file, not a line. A warning means the request is still valid but something was not sent as written.",
+        ),
+        (
+            "config",
+            "Configuration (`PT0xx`)",
+            "Reported when `prompty.toml` cannot be applied, by `prompty check` (exit code 2; in the JSON, GitHub and SARIF forms as a diagnostic at its place in the file) and by the language server (on every open prompt the file configures, with the place in `prompty.toml` as related information).",
         ),
         (
             "eval",

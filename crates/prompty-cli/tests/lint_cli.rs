@@ -176,6 +176,23 @@ fn config_selects_per_path_and_reports_bad_config() {
         "{}",
         run.stderr
     );
+    assert!(run.stderr.contains("[PT003]"), "{}", run.stderr);
+    // Machines get the error as a diagnostic with its code and its place in prompty.toml.
+    let run = prompty(tmp.path(), &["check", "--format", "json", "prompts/a.prompty"]);
+    assert_eq!(run.code, Some(2));
+    let d: serde_json::Value =
+        serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+    assert_eq!(
+        (&d["file"], &d["line"], &d["column"], &d["end_column"], &d["code"]),
+        (&"prompty.toml".into(), &2.into(), &11.into(), &19.into(), &"PT003".into()),
+        "{d}"
+    );
+    let run = prompty(tmp.path(), &["check", "--format", "github", "prompts/a.prompty"]);
+    assert!(
+        run.stdout.starts_with("::error file=prompty.toml,line=2,col=11,endLine=2,endColumn=19,title=PT003::"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

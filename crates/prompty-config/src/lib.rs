@@ -70,30 +70,98 @@ struct RawPerPath {
     ignore: Option<Vec<Spanned<String>>>,
 }
 
-/// A configuration error: where and what to do.
+/// The diagnostic codes of `prompty.toml` (`PT0xx`). Codes are stable: never renumber,
+/// only add.
+pub mod codes {
+    prompty_syntax::define_codes! {
+        UNREADABLE = "PT001", "config-unreadable", Error, "The configuration file cannot be read.";
+        SYNTAX = "PT002", "config-syntax", Error, "The configuration is not valid TOML, or has a key `[lint]` does not take.";
+        UNKNOWN_SELECTOR = "PT003", "unknown-selector", Error, "A `select` or `ignore` entry matches no code.";
+        BAD_GLOB = "PT004", "invalid-glob", Error, "A `[[lint.per-path]]` glob does not parse.";
+    }
+}
+
+/// A configuration error: its code, where (the file and the byte span of the offending
+/// text) and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
+pub struct ConfigError(Box<Details>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Details {
+    message: String,
+    code: prompty_syntax::Code,
+    path: PathBuf,
+    span: Option<Range<usize>>,
+    summary: String,
+    help: String,
+}
+
+impl ConfigError {
     /// `path:line:col: what` and a `help:` line.
-    pub message: String,
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> prompty_syntax::Code {
+        self.0.code
+    }
+
+    /// The configuration file.
+    pub fn path(&self) -> &Path {
+        &self.0.path
+    }
+
+    /// The bytes of the file the error is about, when it is about a place in it.
+    pub fn span(&self) -> Option<Range<usize>> {
+        self.0.span.clone()
+    }
+
+    /// What is wrong, without the location.
+    pub fn summary(&self) -> &str {
+        &self.0.summary
+    }
+
+    /// The error as a diagnostic at its span in the configuration's text (at its start when
+    /// it is about the file as a whole).
+    pub fn to_diagnostic(&self) -> prompty_syntax::Diagnostic {
+        let d = &self.0;
+        prompty_syntax::Diagnostic::error(d.code, d.span.clone().unwrap_or(0..0), d.summary.clone())
+            .with_help(d.help.clone())
+    }
 }
 
 impl std::error::Error for ConfigError {}
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
-fn located(path: &Path, text: &str, span: Option<Range<usize>>, message: &str, help: &str) -> ConfigError {
-    let at = match span {
+fn located(
+    code: prompty_syntax::Code,
+    path: &Path,
+    text: &str,
+    span: Option<Range<usize>>,
+    message: &str,
+    help: &str,
+) -> ConfigError {
+    let at = match &span {
         Some(s) => {
             let (line, col) = prompty_syntax::LineIndex::new(text).line_col(text, s.start);
             format!("{}:{line}:{col}", path.display())
         }
         None => path.display().to_string(),
     };
-    ConfigError { message: format!("{at}: {message}\n  help: {help}") }
+    ConfigError(Box::new(Details {
+        message: format!("{at}: {message}\n  help: {help}"),
+        code,
+        path: path.to_path_buf(),
+        span,
+        summary: message.to_owned(),
+        help: help.to_owned(),
+    }))
 }
 
 fn codes(path: &Path, text: &str, list: Option<Vec<Spanned<String>>>) -> Result<Vec<String>, ConfigError> {
@@ -106,7 +174,8 @@ fn codes(path: &Path, text: &str, list: Option<Vec<Spanned<String>>>) -> Result<
                 Some(s) => format!("did you mean `{s}`? (run `prompty check --list-rules` for every code)"),
                 None => "use a code (`PL001`), a prefix (`PL0`), a rule name (`unused-input`) or `ALL`; `prompty check --list-rules` lists them".to_owned(),
             };
-            return Err(located(path, text, Some(span), &format!("`{value}` matches no code"), &help));
+            let message = format!("`{value}` matches no code");
+            return Err(located(codes::UNKNOWN_SELECTOR, path, text, Some(span), &message, &help));
         }
         out.push(value);
     }
@@ -116,9 +185,19 @@ fn codes(path: &Path, text: &str, list: Option<Vec<Spanned<String>>>) -> Result<
 impl Config {
     /// Reads and validates `path` through `host`.
     pub fn load(path: &Path, host: &dyn Host) -> Result<Config, ConfigError> {
-        let text = host
-            .read_to_string(path)
-            .map_err(|e| ConfigError { message: format!("{}: cannot read the configuration: {e}", path.display()) })?;
+        let text = host.read_to_string(path).map_err(|e| {
+            let mut err = located(
+                codes::UNREADABLE,
+                path,
+                "",
+                None,
+                &format!("cannot read the configuration: {e}"),
+                "make the file readable, or point --config at another one",
+            );
+            // The file's own error says it all.
+            err.0.message = format!("{}: cannot read the configuration: {e}", path.display());
+            err
+        })?;
         Self::parse(path, &text)
     }
 
@@ -131,7 +210,7 @@ impl Config {
             } else {
                 "fix the TOML syntax"
             };
-            located(path, text, e.span(), &message, help)
+            located(codes::SYNTAX, path, text, e.span(), &message, help)
         })?;
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let Some(lint) = raw.lint else {
@@ -150,6 +229,7 @@ impl Config {
             let matcher = built
                 .map_err(|e| {
                     located(
+                        codes::BAD_GLOB,
                         path,
                         text,
                         Some(span),
@@ -297,14 +377,35 @@ mod tests {
         let cfg = Path::new("/w/prompty.toml");
         let err = Config::parse(cfg, "[lint]\nselect = [\"PL001\",\n  \"unused-inputs\"]\n").expect_err("bad code");
         assert_eq!(
-            err.message,
+            err.message(),
             "/w/prompty.toml:3:3: `unused-inputs` matches no code\n  help: did you mean `unused-input`? (run `prompty check --list-rules` for every code)"
         );
         let err = Config::parse(cfg, "[lint]\nselct = []\n").expect_err("bad key");
-        assert!(err.message.contains(":2:1: unknown field `selct`"), "{}", err.message);
+        assert!(err.message().contains(":2:1: unknown field `selct`"), "{}", err.message());
         let err = Config::parse(cfg, "[[lint.per-path]]\nglob = \"a/[b\"\n").expect_err("bad glob");
-        assert!(err.message.contains(":2:8: invalid glob `a/[b`"), "{}", err.message);
+        assert!(err.message().contains(":2:8: invalid glob `a/[b`"), "{}", err.message());
         let err = Config::load(cfg, &MapHost::new()).expect_err("missing");
-        assert_eq!(err.message, "/w/prompty.toml: cannot read the configuration: no such file");
+        assert_eq!(err.message(), "/w/prompty.toml: cannot read the configuration: no such file");
+        assert_eq!((err.code(), err.span()), (codes::UNREADABLE, None));
+    }
+
+    /// Each error has its own code and the span of the text it is about, so that an editor
+    /// underlines that text in `prompty.toml`.
+    #[test]
+    fn errors_carry_a_code_and_a_span() {
+        let cfg = Path::new("/w/prompty.toml");
+        let cases = [
+            ("[lint]\nselect = [\"PL001\", \"nope\"]\n", codes::UNKNOWN_SELECTOR, "\"nope\""),
+            ("[lint]\nselct = []\n", codes::SYNTAX, "selct"),
+            ("[[lint.per-path]]\nglob = \"a/[b\"\n", codes::BAD_GLOB, "\"a/[b\""),
+        ];
+        for (text, code, spanned) in cases {
+            let err = Config::parse(cfg, text).expect_err(text);
+            let d = err.to_diagnostic();
+            assert_eq!(d.code, code, "{text}");
+            assert_eq!(&text[d.span.clone()], spanned, "{text}");
+            assert!(d.help.is_some_and(|h| !h.is_empty()), "{text}");
+        }
+        assert!(codes::ALL.iter().all(|c| c.code.id.starts_with("PT")));
     }
 }

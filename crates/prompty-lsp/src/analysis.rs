@@ -49,12 +49,18 @@ impl Workspace {
 
     /// The codes to report for `path`, from its `prompty.toml`; a broken configuration is
     /// reported and everything is selected.
-    pub fn selection(&self, path: Option<&Path>) -> (Selection, Option<String>) {
+    pub fn selection(&self, path: Option<&Path>) -> (Selection, Option<ConfigProblem>) {
         let Some(path) = path else { return (Selection::all(), None) };
         let mut configs = prompty_config::Configs::default();
         match configs.selection(path, self.config.as_deref(), self.host.as_ref()) {
             Ok(s) => (s, None),
-            Err(e) => (Selection::all(), Some(e.message)),
+            Err(error) => {
+                let range = error.span().and_then(|span| {
+                    let text = self.host.read_to_string(error.path()).ok()?;
+                    Some(crate::position::LineIndex::new(&text).range(&text, span))
+                });
+                (Selection::all(), Some(ConfigProblem { error, range }))
+            }
         }
     }
 }
@@ -152,7 +158,16 @@ pub struct Analysis {
     /// Loader diagnostics and lint findings, selected by `prompty.toml`, in file order.
     pub findings: Vec<Finding>,
     /// Why `prompty.toml` could not be applied, when it could not.
-    pub config_error: Option<String>,
+    pub config_error: Option<ConfigProblem>,
+}
+
+/// A `prompty.toml` that cannot be applied, and where in it (in LSP positions) the problem is.
+#[derive(Debug, Clone)]
+pub struct ConfigProblem {
+    /// The error, with its code and byte span.
+    pub error: prompty_config::ConfigError,
+    /// Its span as a range of the configuration file, when it is about a place in it.
+    pub range: Option<lsp_types::Range>,
 }
 
 impl Analysis {

@@ -57,12 +57,24 @@ pub fn to_lsp(analysis: &Analysis, finding: &Finding, docs: &str) -> lsp_types::
 /// Every diagnostic of a document, a configuration problem first.
 pub fn all(analysis: &Analysis, docs: &str) -> Vec<lsp_types::Diagnostic> {
     let mut out = Vec::with_capacity(analysis.findings.len() + 1);
-    if let Some(e) = &analysis.config_error {
+    if let Some(problem) = &analysis.config_error {
+        let e = &problem.error;
+        let config = crate::uri::from_path(e.path());
+        let related = config.map(|uri| {
+            vec![lsp_types::DiagnosticRelatedInformation {
+                location: lsp_types::Location { uri, range: problem.range.unwrap_or_default() },
+                message: e.summary().to_owned(),
+            }]
+        });
+        let href = prompty_report::doc_url(docs, e.code());
         out.push(lsp_types::Diagnostic {
             range: lsp_types::Range::default(),
             severity: Some(DiagnosticSeverity::ERROR),
+            code: Some(NumberOrString::String(e.code().id.to_owned())),
+            code_description: Uri::from_str(&href).ok().map(|href| CodeDescription { href }),
             source: Some(SOURCE.to_owned()),
             message: format!("prompty.toml cannot be applied (every code is reported meanwhile): {e}"),
+            related_information: related,
             ..lsp_types::Diagnostic::default()
         });
     }

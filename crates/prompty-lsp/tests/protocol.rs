@@ -192,9 +192,18 @@ fn diagnostics_apply_prompty_toml() {
     let mut c2 = Client::start(host, |_| {});
     c2.open(URI, BROKEN);
     let d = c2.diagnostics(URI, Some(1));
-    assert_eq!(codes(&d), ["-", "PL007", "PL001"]);
+    assert_eq!(codes(&d), ["PT003", "PL007", "PL001"]);
     let message = d[0].get("message").and_then(Value::as_str).unwrap_or_default();
     assert!(message.contains("/w/prompty.toml:2:11: `PL0007` matches no code"), "{message}");
+    // The place to fix: the selector's range in prompty.toml (zero-based, UTF-16).
+    let related = &d[0]["relatedInformation"][0]["location"];
+    assert_eq!(related["uri"], "file:///w/prompty.toml", "{}", d[0]);
+    assert_eq!(
+        related["range"],
+        serde_json::json!({"start": {"line": 1, "character": 10}, "end": {"line": 1, "character": 18}})
+    );
+    let href = d[0]["codeDescription"]["href"].as_str().unwrap_or_default();
+    assert!(href.ends_with("/docs/diagnostics.md#pt003-unknown-selector"), "{href}");
     c.shutdown();
     c2.shutdown();
 }
