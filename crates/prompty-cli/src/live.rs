@@ -89,7 +89,7 @@ impl Live<'_> {
         let settings = Settings { provider: Some(spec.provider), base_url: self.target.base_url.clone() };
         // The trust check comes before anything is sent.
         let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
-            .map_err(|e| Failure::Message(format!("{}: {e}", self.file.display())))?;
+            .map_err(|e| crate::run::client_failure(self.file, &e))?;
         let transport = self.send.transport()?;
         if let Some(dir) = self.cache {
             std::fs::create_dir_all(dir).map_err(|e| {

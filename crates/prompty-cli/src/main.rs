@@ -249,7 +249,8 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
             Ok(()) => Ok(()),
             Err(run::RunFailure::Usage(e)) => Err(e),
             Err(run::RunFailure::Request(message)) => {
-                reporter.fail(&message);
+                let d = prompty_syntax::Diagnostic::error(prompty_client::codes::REQUEST_FAILED, 0..0, message);
+                reporter.emit(&report::whole(&args.file, d));
                 return ExitCode::from(1);
             }
         },

@@ -148,6 +148,7 @@ pub(crate) fn catalog() -> Vec<Entry> {
     all.extend(prompty_wire::codes::ALL.iter().map(|i| from_info(i, "wire")));
     all.extend(prompty_eval::codes::ALL.iter().map(|i| from_info(i, "eval")));
     all.extend(prompty_config::codes::ALL.iter().map(|i| from_info(i, "config")));
+    all.extend(prompty_client::codes::ALL.iter().map(|i| from_info(i, "client")));
     all
 }
 
@@ -171,6 +172,11 @@ pub(crate) fn diagnostics_markdown() -> String {
             "wire",
             "Wire compiler (`PW0xx` errors, `PW1xx` warnings)",
             "Reported when the rendered messages become a provider's request, or a response is read: `compile`, `run`, `batch` and `eval --judge`. They are about the prompt as a whole, so they point at the file, not a line. A warning means the request is still valid but something was not sent as written.",
+        ),
+        (
+            "client",
+            "Client (`PC0xx` before a request, `PC1xx` for one that failed)",
+            "Reported by `run` and `eval --judge` when no request can be made as the prompt and the settings say (an endpoint that is not trusted, an unset connection variable), or when one was made and failed. They are about the prompt as a whole. In `eval`, a row whose request failed is written with its row error instead (`PE1xx`).",
         ),
         (
             "config",

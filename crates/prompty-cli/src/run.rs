@@ -49,8 +49,8 @@ impl TargetArgs {
     /// The endpoint of a compiled request, checked against the trust policy.
     pub(crate) fn endpoint(&self, file: &Path, renderer: &Renderer, compiled: &Compiled) -> Result<Endpoint, Failure> {
         let settings = Settings { provider: Some(compiled.provider), base_url: self.base_url.clone() };
-        let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
-            .map_err(|e| Failure::Message(format!("{}: {e}", file.display())))?;
+        let endpoint =
+            prompty_client::resolve(renderer.prompt(), &settings, &cli_host()).map_err(|e| client_failure(file, &e))?;
         if let Some(var) = &endpoint.missing_key {
             eprintln!(
                 "warning: {}: the prompt's API key is `${{env:{var}}}`, and {var} is not set: requests go without a key",
@@ -97,7 +97,7 @@ pub(crate) enum RunFormat {
 )]
 pub(crate) struct RunArgs {
     /// The .prompty file.
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     #[command(flatten)]
     inputs: InputArgs,
     #[command(flatten)]
@@ -112,6 +112,11 @@ pub(crate) struct RunArgs {
 }
 
 /// Why `run` failed: the command could not start (exit 2), or the request failed (exit 1).
+/// A client error about the prompt `file`, with its code.
+pub(crate) fn client_failure(file: &Path, e: &prompty_client::Error) -> Failure {
+    Failure::diagnostic(crate::report::whole(file, e.to_diagnostic()))
+}
+
 pub(crate) enum RunFailure {
     Usage(Failure),
     Request(String),
@@ -140,7 +145,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &crate::report::Reporter) -> Result<
         && compiled.response.format == ResultFormat::Text
         && compiled.body.get("tools").is_none();
     let request = prompty_client::build(&endpoint, compiled.api, &compiled.body, stream)
-        .map_err(|e| Failure::Message(format!("{}: {e}", args.file.display())))?;
+        .map_err(|e| client_failure(&args.file, &e))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

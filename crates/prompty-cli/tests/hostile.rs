@@ -1265,7 +1265,7 @@ fn item6_side_inputs_have_size_caps() {
         // The configuration is read like a prompt file: regular files only, with the same cap.
         (
             &["check", "--config", "/dev/zero", "judge.prompty"],
-            "error: /dev/zero: cannot read the configuration: not a regular file".to_owned(),
+            "error: /dev/zero: cannot read the configuration: not a regular file [PT001]".to_owned(),
         ),
         (
             &["eval", "judge.prompty", "--data", "rows.jsonl", "--answers", "/dev/zero"],

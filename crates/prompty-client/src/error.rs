@@ -65,3 +65,53 @@ pub enum Error {
     #[error("{0}")]
     BadReply(String),
 }
+
+impl Error {
+    /// The stable code of the error.
+    pub fn code(&self) -> prompty_syntax::Code {
+        use crate::codes;
+        match self {
+            Self::BadUrl { .. } => codes::BAD_URL,
+            Self::UntrustedEndpoint { .. } => codes::UNTRUSTED_ENDPOINT,
+            Self::BadTrustedEndpoint { .. } => codes::BAD_TRUSTED_ENDPOINT,
+            Self::NoEndpoint { .. } => codes::NO_ENDPOINT,
+            Self::UnsetVariable { .. } => codes::UNSET_VARIABLE,
+            Self::Unsupported(_) => codes::UNSUPPORTED,
+            Self::BadReply(_) => codes::BAD_REPLY,
+        }
+    }
+
+    /// The error as a diagnostic about the prompt as a whole.
+    pub fn to_diagnostic(&self) -> prompty_syntax::Diagnostic {
+        prompty_syntax::Diagnostic::error(self.code(), 0..0, self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant has its own code, listed in `codes::ALL`, and every listed `PC0xx`
+    /// code belongs to a variant.
+    #[test]
+    fn every_error_has_its_own_listed_code() {
+        let all = [
+            Error::BadUrl { origin: "o".into(), url: "u".into(), problem: "p".into() },
+            Error::UntrustedEndpoint { file_key: "k".into(), endpoint: "e".into(), env_var: "V" },
+            Error::BadTrustedEndpoint { index: 1, entry: "e".into() },
+            Error::NoEndpoint { provider: "azure", env_var: "V" },
+            Error::UnsetVariable { key: "k".into(), var: "V".into() },
+            Error::Unsupported("x".into()),
+            Error::BadReply("x".into()),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for e in &all {
+            let d = e.to_diagnostic();
+            assert!(crate::codes::ALL.iter().any(|c| c.code == d.code && c.severity == d.severity), "{e:?}");
+            assert!(seen.insert(d.code.id), "{} twice", d.code.id);
+            assert_eq!(d.message, e.to_string());
+        }
+        let listed = crate::codes::ALL.iter().filter(|c| c.code.id.starts_with("PC0")).count();
+        assert_eq!(listed, all.len());
+    }
+}

@@ -36,6 +36,7 @@
 
 pub mod batch;
 pub mod cache;
+pub mod codes;
 pub mod endpoint;
 mod error;
 pub mod request;
