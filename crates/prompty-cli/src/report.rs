@@ -103,7 +103,11 @@ pub(crate) fn concise(path: &Path, text: &str, index: &LineIndex, f: &prompty_li
         Severity::Info => "info",
     };
     let message = d.message.replace(['\n', '\r'], " ");
-    let fixable = if f.fix.is_some() { " (fixable with --fix)" } else { "" };
+    let fixable = match f.fix.as_ref().map(|f| f.applicability) {
+        None => "",
+        Some(prompty_lint::Applicability::Safe) => " (fixable with --fix)",
+        Some(prompty_lint::Applicability::Unsafe) => " (fixable with --fix --unsafe-fixes)",
+    };
     format!("{}:{line}:{column}: {severity}: {message} [{}]{fixable}", path.display(), d.code.id)
 }
 
@@ -220,7 +224,7 @@ pub(crate) fn catalog() -> Vec<Entry> {
         severity: r.severity,
         summary: r.summary(),
         help: Some(r.docs.lines().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect::<Vec<_>>().join("\n")),
-        fixable: r.fixable,
+        fixable: r.fixable(),
         doc: "rules.md",
         origin: "lint",
     }));
