@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::ValueEnum;
 use prompty_config::Configs;
-use prompty_lint::{Finding, Selection};
+use prompty_lint::{Applicability, Finding, Selection};
 use prompty_syntax::{Host, LineIndex, LoadOptions, Loaded, Severity, load_bytes};
 
+use crate::files::{self, WriteError};
 use crate::host::cli_host;
 use crate::inputs::describe_io;
 use crate::report::{self, Message};
@@ -27,9 +28,14 @@ pub(crate) struct CheckArgs {
     /// line), github (workflow annotations) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     format: CheckFormat,
-    /// Apply the fixes of fixable findings to the files, then report what remains.
+    /// Apply the safe fixes of fixable findings to the files (those that leave what the
+    /// prompt sends unchanged), then report what remains.
     #[arg(long)]
     fix: bool,
+    /// With --fix, also apply the unsafe fixes: those that change the messages or the
+    /// request (a misspelt role line that starts a message once fixed, for instance).
+    #[arg(long, requires = "fix")]
+    unsafe_fixes: bool,
     /// Use this configuration file instead of the nearest `prompty.toml` above each file.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -152,6 +158,8 @@ struct FileOutput {
     errors: usize,
     warnings: usize,
     fixed: usize,
+    /// Fixes left unapplied because they are unsafe and `--unsafe-fixes` is not given.
+    unsafe_available: usize,
     io_failure: bool,
     /// Findings kept for the one SARIF log.
     sarif: Vec<Message>,
@@ -217,7 +225,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
-    let (mut errors, mut warnings, mut fixed, mut io_failures) = (0, 0, 0, 0);
+    let (mut errors, mut warnings, mut fixed, mut unsafe_available, mut io_failures) = (0, 0, 0, 0, 0);
     let mut sarif = report::sarif();
     for_each_in_order(
         sources.len(),
@@ -234,6 +242,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             errors += output.errors;
             warnings += output.warnings;
             fixed += output.fixed;
+            unsafe_available += output.unsafe_available;
             io_failures += usize::from(output.io_failure);
             let _ = sarif.emit(&mut std::io::sink(), &output.sarif);
         },
@@ -260,6 +269,16 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             plural(errors),
             plural(warnings)
         );
+        if unsafe_available > 0 {
+            let (n, what) = match unsafe_available {
+                1 => (1, "fix is available with --fix --unsafe-fixes (it changes what the prompt sends; review it)"),
+                n => (
+                    n,
+                    "fixes are available with --fix --unsafe-fixes (they change what the prompt sends; review them)",
+                ),
+            };
+            let _ = writeln!(stderr, "note: {n} unsafe {what}");
+        }
     }
     if let Some(max) = too_many {
         let _ = writeln!(stderr, "error: {warnings} warning{} found; --max-warnings allows {max}", plural(warnings));
@@ -416,7 +435,9 @@ fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, fi
     output.stdout.push_str(&String::from_utf8_lossy(&bytes));
 }
 
-/// Loads and lints one file; with `--fix`, rewrites it first. Returns the text the
+/// Loads and lints one file; with `--fix`, rewrites it first (safe fixes, and unsafe ones
+/// with `--unsafe-fixes`; atomically, never through a link, and only when the file still
+/// holds what was read). Returns the text the
 /// findings point into, or `None` after recording an I/O failure.
 fn check_file(
     args: &CheckArgs,
@@ -448,16 +469,29 @@ fn check_file(
         return Some((String::from_utf8_lossy(&bytes).into_owned(), findings, loaded));
     };
     let report = prompty_lint::check(text, &loaded, selection);
+    let allowed = |f: &&prompty_lint::Fix| args.unsafe_fixes || f.applicability == Applicability::Safe;
+    let held_back =
+        |findings: &[Finding]| findings.iter().filter_map(|f| f.fix.as_ref()).filter(|f| !allowed(f)).count();
     if !args.fix || source.stdin.is_some() {
+        output.unsafe_available = held_back(&report.findings);
         return Some((text.to_owned(), report.findings, loaded));
     }
-    let fixed = prompty_lint::apply_fixes(text, report.findings.iter().filter_map(|f| f.fix.as_ref()));
+    let fixed = prompty_lint::apply_fixes(text, report.findings.iter().filter_map(|f| f.fix.as_ref()).filter(allowed));
     if fixed.applied.is_empty() {
+        output.unsafe_available = held_back(&report.findings);
         return Some((text.to_owned(), report.findings, loaded));
     }
-    if let Err(e) = std::fs::write(file, &fixed.text) {
-        output.failures.push(format!("{}: cannot write the fixes: {}", file.display(), describe_io(&e)));
+    if let Err(e) = files::replace(file, fixed.text.as_bytes(), Some(&bytes)) {
+        let why = match e {
+            WriteError::Link => {
+                "is a symbolic link; the fixes were not written (--fix never writes through links: run it on the file the link points to)".to_owned()
+            }
+            WriteError::Changed => "changed while it was checked; the fixes were not written (run again)".to_owned(),
+            WriteError::Io(why) => format!("cannot write the fixes: {why}"),
+        };
+        output.failures.push(format!("{}: {why}", file.display()));
         output.io_failure = true;
+        output.unsafe_available = held_back(&report.findings);
         return Some((text.to_owned(), report.findings, loaded));
     }
     let index = LineIndex::new(text);
@@ -468,6 +502,7 @@ fn check_file(
     output.fixed += fixed.applied.len();
     let loaded = load_bytes(fixed.text.as_bytes(), &host, &options);
     let report = prompty_lint::check(&fixed.text, &loaded, selection);
+    output.unsafe_available = held_back(&report.findings);
     Some((fixed.text, report.findings, loaded))
 }
 
@@ -475,7 +510,7 @@ fn list_rules(out: &mut impl Write, format: CheckFormat) -> std::io::Result<()> 
     let loader = prompty_syntax::codes::ALL
         .iter()
         .map(|(c, doc)| (*c, severity_name(prompty_syntax::codes::default_severity(*c)), false, (*doc).to_owned()));
-    let rules = prompty_lint::rules().map(|r| (r.code, severity_name(r.severity), r.fixable, r.summary()));
+    let rules = prompty_lint::rules().map(|r| (r.code, severity_name(r.severity), r.fixable(), r.summary()));
     for (code, severity, fixable, summary) in loader.chain(rules) {
         if format == CheckFormat::Json {
             let line = serde_json::json!({

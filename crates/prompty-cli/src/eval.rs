@@ -276,40 +276,25 @@ impl Staged {
                 }
             }
         }
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let cannot = |e: std::io::Error| Failure::Message(format!("{shown}: cannot write: {}", describe_io(&e)));
-        let mut attempt = 0u32;
-        let (temp, file) = loop {
-            let temp = dir.join(format!(".{file_name}.{}.{attempt}.tmp", std::process::id()));
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
-                Ok(f) => break (temp, f),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-                Err(e) => return Err(cannot(e)),
-            }
-        };
-        // An existing output keeps its permissions.
-        if let Ok(meta) = std::fs::metadata(target) {
-            let _ = file.set_permissions(meta.permissions());
-        }
+        // Beside the output, with its permissions when it exists.
+        let (temp, file) = crate::files::create_temp(target)
+            .map_err(|e| Failure::Message(format!("{shown}: cannot write: {}", describe_io(&e))))?;
         Ok(Staged { temp, target: target.to_path_buf(), out: Some(BufWriter::new(file)), committed: false })
     }
 
     /// Flushes the results to disk and renames them over the output.
     pub(crate) fn commit(mut self) -> Result<(), Failure> {
-        let cannot = |e: std::io::Error| {
-            Failure::Message(format!("{}: cannot write: {}", self.target.display(), describe_io(&e)))
-        };
-        if let Some(out) = self.out.take() {
-            let file = out.into_inner().map_err(|e| cannot(e.into_error()))?;
-            file.sync_all().map_err(cannot)?;
-        }
-        std::fs::rename(&self.temp, &self.target).map_err(cannot)?;
+        let cannot = |why: String| Failure::Message(format!("{}: cannot write: {why}", self.target.display()));
+        let Some(out) = self.out.take() else { return Err(cannot("the results were already written".to_owned())) };
+        let file = out.into_inner().map_err(|e| cannot(describe_io(&e.into_error())))?;
+        // The temporary file is removed on failure; `Drop` finds nothing left to remove.
         self.committed = true;
-        Ok(())
+        crate::files::commit(file, &self.temp, &self.target, || Ok(())).map_err(|e| match e {
+            crate::files::WriteError::Io(why) => cannot(why),
+            crate::files::WriteError::Link | crate::files::WriteError::Changed => {
+                cannot("the output changed while the results were written".to_owned())
+            }
+        })
     }
 }
 

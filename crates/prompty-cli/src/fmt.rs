@@ -1,15 +1,20 @@
 //! `prompty fmt PATH... [--check]`: front matter keys in canonical order and role lines
 //! spelled canonically, written back only when the file loads identically afterwards.
+//!
+//! A file is replaced atomically, never through a symbolic link, and only when it still
+//! holds what was read ([`crate::files::replace`]); a file that cannot be written is
+//! reported, counted as failed, and makes the exit status 2.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use prompty_syntax::{Host, LoadOptions};
+use serde_json::{Map, Value};
 
 use crate::check::collect;
+use crate::files::{self, WriteError};
 use crate::host::cli_host;
-use crate::inputs::describe_io;
 
 #[derive(clap::Args)]
 pub(crate) struct FmtArgs {
@@ -34,20 +39,20 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
         }
     }
     let host = cli_host();
-    let (mut changed, mut failures) = (0usize, 0usize);
+    let (mut reformatted, mut pending, mut unchanged, mut failures) = (0usize, 0usize, 0usize, 0usize);
     for file in &files {
-        let text = match host.read(file).map(String::from_utf8) {
-            Ok(Ok(text)) => text,
-            Ok(Err(_)) => {
-                let _ = writeln!(err, "error: {}: not UTF-8 text; left as is", file.display());
-                failures += 1;
-                continue;
-            }
+        let bytes = match host.read(file) {
+            Ok(bytes) => bytes,
             Err(e) => {
                 let _ = writeln!(err, "error: {}: {e}", file.display());
                 failures += 1;
                 continue;
             }
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            let _ = writeln!(err, "error: {}: not UTF-8 text; left as is", file.display());
+            failures += 1;
+            continue;
         };
         let options = LoadOptions {
             path: Some(file.clone()),
@@ -55,29 +60,47 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
             lint: true,
             ..LoadOptions::default()
         };
-        let formatted = prompty_lint::fmt::format(&text, &host, &options);
+        let cases = input_cases(&host, file, &mut err);
+        let formatted = prompty_lint::fmt::format_with_cases(text, &host, &options, &cases);
         for note in &formatted.kept {
             let _ = writeln!(err, "note: {}: {note}", file.display());
         }
-        let Some(new) = formatted.text else { continue };
-        changed += 1;
+        let Some(new) = formatted.text else {
+            unchanged += 1;
+            continue;
+        };
         if args.check {
             let _ = writeln!(err, "would reformat: {}", file.display());
-        } else if let Err(e) = std::fs::write(file, new) {
-            let _ = writeln!(err, "error: {}: cannot write: {}", file.display(), describe_io(&e));
-            failures += 1;
-        } else {
-            let _ = writeln!(err, "reformatted: {}", file.display());
+            pending += 1;
+            continue;
+        }
+        let shown = file.display();
+        match files::replace(file, new.as_bytes(), Some(&bytes)) {
+            Ok(()) => {
+                let _ = writeln!(err, "reformatted: {shown}");
+                reformatted += 1;
+            }
+            Err(e) => {
+                let why = match e {
+                    WriteError::Link => {
+                        "is a symbolic link; fmt never writes through links (run it on the file the link points to)"
+                            .to_owned()
+                    }
+                    WriteError::Changed => "changed while it was formatted; left as is (run fmt again)".to_owned(),
+                    WriteError::Io(why) => format!("cannot write: {why}; left as is"),
+                };
+                let _ = writeln!(err, "error: {shown}: {why}");
+                failures += 1;
+            }
         }
     }
-    let verb = if args.check { "would be reformatted" } else { "reformatted" };
-    let unchanged = files.len() - changed;
-    let _ = writeln!(
-        err,
-        "{changed} file{} {verb}, {unchanged} file{} left unchanged",
-        if changed == 1 { "" } else { "s" },
-        if unchanged == 1 { "" } else { "s" }
-    );
+    let (changed, verb) = if args.check { (pending, "would be reformatted") } else { (reformatted, "reformatted") };
+    let mut summary =
+        format!("{changed} file{} {verb}, {unchanged} file{} left unchanged", plural(changed), plural(unchanged));
+    if failures > 0 {
+        summary.push_str(&format!(", {failures} file{} failed", plural(failures)));
+    }
+    let _ = writeln!(err, "{summary}");
     if failures > 0 {
         ExitCode::from(2)
     } else if args.check && changed > 0 {
@@ -85,4 +108,26 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The input values of the cases in `<name>.cases.yaml` beside `file`, the ones `fmt`
+/// checks the rendered messages on; none (the defaults) without a readable cases file.
+fn input_cases(host: &impl Host, file: &Path, err: &mut impl Write) -> Vec<Map<String, Value>> {
+    let sidecar = file.with_extension("cases.yaml");
+    if !sidecar.is_file() {
+        return Vec::new();
+    }
+    let bytes = match host.read(&sidecar) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(err, "note: {}: {e}; the messages are checked on the defaults", sidecar.display());
+            return Vec::new();
+        }
+    };
+    let (cases, _) = prompty_syntax::cases::parse_cases(&String::from_utf8_lossy(&bytes));
+    cases.iter().map(prompty_syntax::cases::Case::values).collect()
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

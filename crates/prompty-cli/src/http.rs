@@ -10,6 +10,27 @@ use prompty_client::retry::{self, Decision, RetryPolicy};
 use prompty_client::{Endpoint, HttpRequest};
 use serde_json::Value;
 
+/// A future that resolves when the run is asked to stop: Ctrl-C (SIGINT) or, on Unix,
+/// SIGTERM, which `timeout`, CI runners and `docker stop` send. Both handlers are installed
+/// when this is called (inside the runtime), so a signal that arrives before the first poll
+/// still stops the run the same way instead of killing the process.
+pub(crate) fn stop_requested() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let interrupt = tokio::signal::ctrl_c();
+    async move {
+        #[cfg(unix)]
+        if let Some(mut terminate) = terminate {
+            tokio::select! {
+                _ = interrupt => {}
+                _ = terminate.recv() => {}
+            }
+            return;
+        }
+        let _ = interrupt.await;
+    }
+}
+
 /// The largest response body read (a judge's answer is small; a runaway server is not).
 pub(crate) const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 

@@ -4,7 +4,7 @@
 //! answers arrive in any order and are written in data order (a finished row waits in a
 //! bounded buffer for the rows before it; reading pauses while the buffer is full). Every
 //! answered request is stored in `--cache` as it arrives (request body and response
-//! only), so a run stopped by Ctrl-C writes the rows done and a second run with the same
+//! only), so a run stopped by Ctrl-C or SIGTERM writes the rows done and a second run with the same
 //! cache sends only the rest; an identical second run sends nothing.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -128,7 +128,7 @@ impl Live<'_> {
 }
 
 impl Judge<'_> {
-    /// Reads, sends and writes every row; `true` when Ctrl-C stopped the run.
+    /// Reads, sends and writes every row; `true` when Ctrl-C or SIGTERM stopped the run.
     async fn drive(
         &mut self,
         mut rows: Lines,
@@ -142,8 +142,8 @@ impl Judge<'_> {
         let mut next = 1u64;
         let mut ended = false;
         let window = concurrency.saturating_mul(4).max(64);
-        let ctrl_c = tokio::signal::ctrl_c();
-        tokio::pin!(ctrl_c);
+        let stop = crate::http::stop_requested();
+        tokio::pin!(stop);
         loop {
             while !ended && set.len() < concurrency && set.len() + done.len() < window {
                 let Some(row) = rows.next_line()? else {
@@ -179,7 +179,7 @@ impl Judge<'_> {
             }
             tokio::select! {
                 biased;
-                _ = &mut ctrl_c => break,
+                _ = &mut stop => break,
                 joined = set.join_next() => match joined {
                     Some(Ok((line, result))) => {
                         let Some(p) = pending.remove(&line) else { continue };

@@ -4,6 +4,7 @@ mod batch;
 mod check;
 mod compare;
 mod eval;
+mod files;
 mod fmt;
 mod host;
 mod http;

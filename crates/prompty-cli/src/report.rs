@@ -43,7 +43,7 @@ pub(crate) fn finding(source: &Arc<SourceFile>, f: &prompty_lint::Finding) -> Me
         title: fix.title.clone(),
         span: fix.span.clone(),
         replacement: fix.replacement.clone(),
-        safe: true,
+        safe: fix.applicability == prompty_lint::Applicability::Safe,
     }))
 }
 
@@ -140,7 +140,7 @@ pub(crate) fn catalog() -> Vec<Entry> {
             severity: r.severity,
             summary: r.summary(),
             help: Some(r.docs.lines().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect::<Vec<_>>().join("\n")),
-            fixable: r.fixable,
+            fixable: r.fixable(),
         },
         origin: "lint",
     }));

@@ -153,7 +153,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &crate::report::Reporter) -> Result<
     let outcome = runtime.block_on(async {
         tokio::select! {
             r = send(&transport, &request, &endpoint, stream) => r,
-            _ = tokio::signal::ctrl_c() => Err(SendError("interrupted".to_owned())),
+            _ = crate::http::stop_requested() => Err(SendError("interrupted".to_owned())),
         }
     });
     let (response, streamed) = outcome.map_err(|e| RunFailure::Request(e.0))?;

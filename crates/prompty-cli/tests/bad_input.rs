@@ -145,6 +145,42 @@ fn an_unreadable_file() {
     }
 }
 
+/// A folder where no new file can be made (as a full disk refuses one): `fmt` and
+/// `check --fix` write a temporary file beside the target and rename it over, so the file
+/// stays whole, the failure names it, nothing counts as reformatted, and the exit code is 2.
+/// Root writes anywhere, so as root the binary runs as `nobody` through `setpriv`.
+#[test]
+#[cfg_attr(not(has_setpriv), ignore = "`setpriv` (util-linux) is not on PATH, and root writes into a read-only folder")]
+fn a_folder_that_takes_no_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new("read-only-folder");
+    let messy = "---\nmodel: gpt-4o\nname: t\n---\nuser :\nhi\n";
+    let spaced = "---\nname: t\n---\nuser:  \nhi\n";
+    s.file("messy.prompty", messy).file("spaced.prompty", spaced);
+    for name in ["messy.prompty", "spaced.prompty"] {
+        // The file itself may be written: only an in-place rewrite would get through.
+        fs::set_permissions(s.path(name), fs::Permissions::from_mode(0o666)).expect("chmod 666");
+    }
+    fs::set_permissions(&s.dir, fs::Permissions::from_mode(0o555)).expect("chmod 555");
+    let fmt = s.run_unprivileged(&["fmt", "messy.prompty"]);
+    let fix = s.run_unprivileged(&["check", "--fix", "spaced.prompty"]);
+    fs::set_permissions(&s.dir, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+
+    let stderr = text(&fmt.stderr);
+    assert_eq!(fmt.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: messy.prompty: cannot write: permission denied"), "{stderr}");
+    assert!(stderr.ends_with("\n0 files reformatted, 0 files left unchanged, 1 file failed\n"), "{stderr}");
+    assert_eq!(fs::read_to_string(s.path("messy.prompty")).ok().as_deref(), Some(messy));
+
+    let stderr = text(&fix.stderr);
+    assert_eq!(fix.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error: spaced.prompty: cannot write the fixes: permission denied"), "{stderr}");
+    assert!(!stderr.contains("fixed: "), "{stderr}");
+    assert_eq!(fs::read_to_string(s.path("spaced.prompty")).ok().as_deref(), Some(spaced));
+    let left: Vec<_> = fs::read_dir(&s.dir).expect("list").filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert_eq!(left.len(), 2, "no temporary file is left: {left:?}");
+}
+
 #[test]
 fn a_directory_given_as_file() {
     let s = Scratch::new("directory");

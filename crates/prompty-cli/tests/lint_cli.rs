@@ -133,7 +133,18 @@ fn fix_rewrites_only_the_fixed_bytes() {
     let tmp = TempDir::new("fix");
     let original = "---\r\nname: t\r\ninputs:\r\n  q: {kind: string}\r\ntemplate: {format: mustache, parser: prompty}\r\n---\r\nsytem:  \r\nBe brief.\r\nuser: {{q}}\r\n";
     let file = tmp.write("a.prompty", original);
+    // Every fix here changes the messages (a new system message, a new user message,
+    // unescaped values): none is applied without --unsafe-fixes.
     let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), original);
+    assert!(run.stderr.contains("fixed 0 problems"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("note: 3 unsafe fixes are available with --fix --unsafe-fixes (they change what the prompt sends; review them)"),
+        "{}",
+        run.stderr
+    );
+    let run = prompty(tmp.path(), &["check", "--fix", "--unsafe-fixes", "a.prompty"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     let fixed = std::fs::read_to_string(&file).expect("read");
     assert_eq!(
@@ -142,11 +153,62 @@ fn fix_rewrites_only_the_fixed_bytes() {
     );
     assert!(run.stderr.contains("fixed: a.prompty:7:1: replace `sytem` with `system`"), "{}", run.stderr);
     assert!(run.stderr.contains("fixed 3 problems"), "{}", run.stderr);
-    // The trailing whitespace is only visible once the line is a role line; a second run fixes it.
+    assert!(!run.stderr.contains("--unsafe-fixes"), "{}", run.stderr);
+    // The trailing whitespace is only visible once the line is a role line; a second run
+    // fixes it, and removing it is safe.
     let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
     assert!(run.stderr.contains("fixed 1 problem"), "{}", run.stderr);
     let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
     assert!(run.stderr.contains("0 errors, 0 warnings, fixed 0 problems"), "{}", run.stderr);
+}
+
+#[test]
+fn check_says_which_fixes_need_unsafe_fixes() {
+    let tmp = TempDir::new("unsafe-fixes");
+    let original = "---\nname: t\n---\nSytem:\nBe brief.\nuser:  \nhi\n";
+    let file = tmp.write("a.prompty", original);
+    let run = prompty(tmp.path(), &["check", "a.prompty"]);
+    assert!(
+        run.stdout.contains("--fix --unsafe-fixes can replace `Sytem` with `System` (this changes what the prompt"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("--fix can remove the trailing whitespace"), "{}", run.stdout);
+    assert!(run.stderr.contains("note: 1 unsafe fix is available with --fix --unsafe-fixes"), "{}", run.stderr);
+    let run = prompty(tmp.path(), &["check", "--format", "concise", "a.prompty"]);
+    assert!(run.stdout.contains("[PL007] (fixable with --fix --unsafe-fixes)"), "{}", run.stdout);
+    assert!(run.stdout.contains("[PL019] (fixable with --fix)"), "{}", run.stdout);
+    // --fix applies the safe fix only: `Sytem:` stays text of no message of its own.
+    let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "---\nname: t\n---\nSytem:\nBe brief.\nuser:\nhi\n");
+    assert!(run.stderr.contains("fixed 1 problem"), "{}", run.stderr);
+    assert!(run.stderr.contains("note: 1 unsafe fix is available with --fix --unsafe-fixes"), "{}", run.stderr);
+    let run = prompty(tmp.path(), &["check", "--fix", "--unsafe-fixes", "a.prompty"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "---\nname: t\n---\nSystem:\nBe brief.\nuser:\nhi\n");
+    // --unsafe-fixes means nothing without --fix.
+    let run = prompty(tmp.path(), &["check", "--unsafe-fixes", "a.prompty"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_never_writes_through_a_link_out_of_the_folder() {
+    let tmp = TempDir::new("fix-link");
+    let outside = "---\nname: t\n---\nuser:  \nhi\n";
+    let target = tmp.write("outside/notes.txt", outside);
+    tmp.write("p/ok.prompty", "---\nname: t\n---\nuser:\nhi\n");
+    std::os::unix::fs::symlink(&target, tmp.path().join("p/link.prompty")).expect("symlink");
+    let run = prompty(tmp.path(), &["check", "--fix", "p"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: p/link.prompty: is a symbolic link; the fixes were not written"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), outside, "the file outside is untouched");
+    assert!(std::fs::symlink_metadata(tmp.path().join("p/link.prompty")).expect("link").file_type().is_symlink());
 }
 
 #[test]

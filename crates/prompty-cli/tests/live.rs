@@ -384,6 +384,51 @@ fn ctrl_c_writes_the_finished_rows_in_order_and_a_rerun_sends_only_the_rest() {
     assert_eq!(all.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
 }
 
+#[test]
+fn sigterm_writes_the_finished_rows_and_leaves_no_temporary_file() {
+    // What `timeout`, CI runners and `docker stop` send: handled like Ctrl-C.
+    let server = Server::start(move |r, seen| {
+        let reply = judge_handler(r, seen);
+        if user_text(r).contains("wait") { reply.after(Duration::from_secs(20)) } else { reply }
+    });
+    let dir = Dir::new("sigterm");
+    dir.write("judge.prompty", JUDGE);
+    let texts: Vec<String> =
+        (1..=6).map(|i| if i <= 2 { format!("row {i} score=5") } else { format!("row {i} score=4 wait") }).collect();
+    dir.write("rows.jsonl", &rows(&texts));
+    let base = server.url("/v1");
+    let args = [
+        "eval",
+        "judge.prompty",
+        "--data",
+        "rows.jsonl",
+        "--judge",
+        "--base-url",
+        &base,
+        "--concurrency",
+        "3",
+        "--output",
+        "results.jsonl",
+    ];
+    let child = command(&dir.path, &args, &key_env()).spawn().expect("prompty runs");
+    // Rows 1-2 answered, rows 3-5 stalled at the server.
+    assert!(server.wait_for(5, Duration::from_secs(20)), "only {} requests arrived", server.count());
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill");
+    assert!(killed.success());
+    let out = finish(child);
+    assert_eq!(out.code, Some(130), "{}", out.stderr);
+    assert!(out.stderr.contains("interrupted: 2 row(s) written"), "{}", out.stderr);
+    let done = lines(&dir.read("results.jsonl"));
+    assert_eq!(done.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2]);
+    let left: Vec<String> = std::fs::read_dir(&dir.path)
+        .expect("list")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
 fn trusted_prompt(endpoint: &str) -> String {
     format!(
         "---\nname: greet\nmodel:\n  id: chat-model\n  connection:\n    kind: key\n    endpoint: {endpoint}\ninputs:\n  name: {{kind: string, default: World}}\n---\nuser:\nSay hello to {{{{ name }}}}.\n"
@@ -410,7 +455,8 @@ fn a_prompt_naming_its_own_endpoint_gets_no_request_until_trusted() {
         assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
         let origin = format!("http://{}", server.addr);
         assert!(
-            out.stderr.contains(&format!("names the endpoint {origin}, which is not trusted: no request was made")),
+            unwrapped(&out.stderr)
+                .contains(&format!("names the endpoint {origin}, which is not trusted: no request was made")),
             "{}",
             out.stderr
         );
@@ -529,7 +575,7 @@ fn an_unset_key_variable_is_needed_only_by_an_endpoint_that_wants_it() {
     let out = prompty(&dir.path, &["run", "keyed.prompty"], &[]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(
-        out.stderr.contains(
+        unwrapped(&out.stderr).contains(
             "model.connection.apiKey is `${env:PROMPTY_TEST_UNSET_KEY}`, and PROMPTY_TEST_UNSET_KEY is not set"
         ),
         "{}",
@@ -673,4 +719,9 @@ fn text_results_stream_on_a_terminal() {
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert_eq!(out.stdout.replace('\r', ""), "Hello!\n");
     assert_eq!(server.count(), 1);
+}
+
+/// A human report with miette's line wrapping undone (the continuation `│` joined back).
+fn unwrapped(stderr: &str) -> String {
+    stderr.replace("\n  │ ", " ")
 }

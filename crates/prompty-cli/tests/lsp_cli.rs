@@ -328,6 +328,50 @@ fn fmt_rewrites_and_checks() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+#[cfg(unix)]
+#[test]
+fn fmt_never_writes_through_a_link_out_of_the_folder() {
+    let tmp = TempDir::new("fmt-link");
+    let outside = "---\nmodel: gpt-4o\nname: t\n---\nuser :\nhi\n";
+    let target = tmp.write("outside/notes.txt", outside);
+    std::fs::create_dir_all(tmp.path().join("p")).expect("folder");
+    std::os::unix::fs::symlink(&target, tmp.path().join("p/link.prompty")).expect("symlink");
+    let out = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["fmt", "p"])
+        .current_dir(tmp.path())
+        .output()
+        .expect("fmt runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: p/link.prompty: is a symbolic link; fmt never writes through links (run it on the file the link points to)\n0 files reformatted, 0 files left unchanged, 1 file failed\n"
+    );
+    assert_eq!(std::fs::read_to_string(&target).ok().as_deref(), Some(outside), "the file outside is untouched");
+    assert!(std::fs::symlink_metadata(tmp.path().join("p/link.prompty")).is_ok_and(|m| m.file_type().is_symlink()));
+}
+
+#[test]
+fn fmt_keeps_a_role_line_whose_respelling_changes_a_message() {
+    let tmp = TempDir::new("fmt-glued");
+    // `{{- "" -}}` removes the line breaks around it, so `  user :` is text of the system
+    // message; `user:` there would change what the prompt sends.
+    let glued = "---\nname: t\ninputs:\n  q: {kind: string}\n---\nsystem :\n{{q}}\n{{- \"\" -}}\n  user :\nHi\n";
+    let a = tmp.write("a.prompty", glued);
+    tmp.write("a.cases.yaml", "one:\n  q: Be brief.\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(["fmt", "a.prompty"])
+        .current_dir(tmp.path())
+        .output()
+        .expect("fmt runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: a.prompty: line 9 `  user :` was kept as written: respelling it would change the rendered messages\nreformatted: a.prompty\n1 file reformatted, 0 files left unchanged\n"
+    );
+    let kept = "---\nname: t\ninputs:\n  q: {kind: string}\n---\nsystem:\n{{q}}\n{{- \"\" -}}\n  user :\nHi\n";
+    assert_eq!(std::fs::read_to_string(&a).ok().as_deref(), Some(kept));
+}
+
 #[test]
 fn lsp_explains_a_client_that_goes_away_or_sends_garbage() {
     for (input, want) in [

@@ -49,8 +49,14 @@ pub fn rules_markdown() -> String {
     out.push_str("Select and ignore them in `prompty.toml` (`[lint] select`/`ignore`, `[[lint.per-path]]`),\n");
     out.push_str("or inline: `# prompty: ignore[CODE]` in the front matter for the whole file, and\n");
     out.push_str("`{# prompty: ignore[CODE] #}` (Mustache: `{{! prompty: ignore[CODE] }}`) on the line\n");
-    out.push_str("before a body line. Rules marked fixable are fixed by `prompty check --fix`.\n\n");
-    out.push_str("| Code | Name | Severity | Fixable | Summary |\n|---|---|---|---|---|\n");
+    out.push_str("before a body line.\n\n");
+    out.push_str("The Fix column says what `prompty check --fix` does. A **safe** fix leaves the request the\n");
+    out.push_str("prompt sends unchanged and is applied by `--fix`. An **unsafe** fix changes the messages or\n");
+    out.push_str("the request (it makes a misspelt role line start a message, for instance), so it is applied\n");
+    out.push_str("only with `--fix --unsafe-fixes`; `check` says how many are waiting for the flag. Editors\n");
+    out.push_str("offer both as quick fixes, but mark only safe ones as preferred and leave unsafe ones out\n");
+    out.push_str("of \"fix all\".\n\n");
+    out.push_str("| Code | Name | Severity | Fix | Summary |\n|---|---|---|---|---|\n");
     for r in crate::rules() {
         let _ = writeln!(
             out,
@@ -59,21 +65,28 @@ pub fn rules_markdown() -> String {
             anchor = format!("{}-{}", r.code.id, r.code.name).to_ascii_lowercase(),
             name = r.code.name,
             sev = severity(r.severity),
-            fix = if r.fixable { "yes" } else { "" },
+            fix = r.fix.map_or("", crate::Applicability::as_str),
             summary = r.summary().replace('|', "\\|"),
         );
     }
     out.push_str("\n## Loader diagnostics\n\n");
     out.push_str("Reported while reading the front matter; listed here so that codes can be selected.\n");
-    out.push_str("`P010` in `model.options` for a v1 parameter name (`max_tokens`) is fixable.\n\n");
+    out.push_str("`P010` in `model.options` for a v1 parameter name (`max_tokens`) has an unsafe fix: the key\n");
+    out.push_str("is renamed to its v2 name, so an option the request left out before is sent.\n\n");
     out.push_str("| Code | Name | Meaning |\n|---|---|---|\n");
     for (code, doc) in prompty_syntax::codes::ALL {
         let _ = writeln!(out, "| {} | `{}` | {} |", code.id, code.name, doc.replace('|', "\\|"));
     }
     for r in crate::rules() {
         let _ = write!(out, "\n## {} {}\n\n", r.code.id, r.code.name);
-        let _ =
-            writeln!(out, "Severity: {}. Fixable: {}.\n", severity(r.severity), if r.fixable { "yes" } else { "no" });
+        let fix = match r.fix {
+            None => "none",
+            Some(crate::Applicability::Safe) => "safe (applied by `--fix`)",
+            Some(crate::Applicability::Unsafe) => {
+                "unsafe (changes what the prompt sends; applied by `--fix --unsafe-fixes`)"
+            }
+        };
+        let _ = writeln!(out, "Severity: {}. Fix: {fix}.\n", severity(r.severity));
         let docs = unindent(r.docs);
         // One level down: the rule is a `##` section of this page.
         for line in docs.trim().lines() {

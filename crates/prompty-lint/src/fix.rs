@@ -48,7 +48,7 @@ mod tests {
     use super::*;
 
     fn fix(span: std::ops::Range<usize>, r: &str) -> Fix {
-        Fix { span, replacement: r.to_owned(), title: String::new() }
+        Fix { span, replacement: r.to_owned(), title: String::new(), applicability: crate::Applicability::Safe }
     }
 
     #[test]

@@ -12,19 +12,24 @@
 //! Three passes, each checked on its own: the top-level keys, the keys of `model` and of each
 //! input and output declared as a block mapping, then the role lines. A pass is kept only
 //! when the file it produces loads to the same prompt (every front matter value, in the
-//! spec's JSON form), with the same diagnostics, and its template splits into the same
-//! messages; otherwise the pass is dropped and [`Formatted::kept`] says why. Comments move
+//! spec's JSON form), with the same diagnostics, its template splits into the same
+//! messages, and it renders the same messages (on the input cases given, or the defaults);
+//! otherwise the pass is dropped and [`Formatted::kept`] says why. A role-line pass that
+//! renders differently is tried one line at a time, and only the lines that change a message
+//! stay as written. Comments move
 //! with the key below them; anything the line-based reordering cannot place safely (flow
 //! mappings, keys not alone at the start of their line, list-form inputs) is left as written.
 
 use std::ops::Range;
 
+use prompty_render::{Message, Renderer};
 use prompty_syntax::yaml::{Node, NodeValue};
 use prompty_syntax::{Host, LoadOptions, Loaded, Profile, load_str};
+use serde_json::{Map, Value};
 
 use crate::body::role_like;
 use crate::context::Context;
-use crate::{Fix, apply_fixes};
+use crate::{Applicability, Fix, apply_fixes};
 
 /// The order of top-level keys: identity, metadata, model, inputs and outputs, tools, template
 /// (v1 keys where their v2 spelling goes).
@@ -81,8 +86,23 @@ pub struct Formatted {
 }
 
 /// Formats `text`, loading it with `host` and `options` to check that every change keeps the
-/// prompt as it loads. A file that does not load as a prompt is left as written.
+/// prompt as it loads and as it renders with its declared defaults. A file that does not
+/// load as a prompt is left as written.
 pub fn format(text: &str, host: &dyn Host, options: &LoadOptions) -> Formatted {
+    format_with_cases(text, host, options, &[])
+}
+
+/// [`format()`], checking the rendered messages on each of `cases` (input values, as a
+/// `.cases.yaml` beside the prompt holds them; see [`prompty_syntax::cases`]) instead of on
+/// the defaults alone. A role line whose new spelling would change a message (whitespace
+/// control can glue it to the text before, where it is not a role line) is left as written,
+/// and [`Formatted::kept`] names it.
+pub fn format_with_cases(
+    text: &str,
+    host: &dyn Host,
+    options: &LoadOptions,
+    cases: &[Map<String, Value>],
+) -> Formatted {
     let original = load_str(text, host, options);
     if original.prompt.is_none() {
         return Formatted {
@@ -90,6 +110,9 @@ pub fn format(text: &str, host: &dyn Host, options: &LoadOptions) -> Formatted {
             kept: vec!["the file does not load as a prompt; fix the errors `prompty check` reports first".to_owned()],
         };
     }
+    let defaults = [Map::new()];
+    let cases = if cases.is_empty() { &defaults[..] } else { cases };
+    let rendered = renderings(&original, cases);
     let mut current = text.to_owned();
     let mut loaded = original.clone();
     let mut kept = Vec::new();
@@ -108,15 +131,49 @@ pub fn format(text: &str, host: &dyn Host, options: &LoadOptions) -> Formatted {
             continue;
         }
         let reloaded = load_str(&candidate, host, options);
-        match loads_same(&original, &reloaded) {
-            Ok(()) => {
-                current = candidate;
-                loaded = reloaded;
+        if let Err(why) = loads_same(&original, &reloaded) {
+            kept.push(format!("{what} was kept: {why}"));
+            continue;
+        }
+        if renderings(&reloaded, cases) == rendered {
+            current = candidate;
+            loaded = reloaded;
+            continue;
+        }
+        // One edit at a time: keep each that renders the same, leave the others as written.
+        let mut accepted: Vec<Fix> = Vec::new();
+        let mut best = None;
+        for edit in &edits {
+            let mut trial = accepted.clone();
+            trial.push(edit.clone());
+            let candidate = apply_fixes(&current, &trial).text;
+            let reloaded = load_str(&candidate, host, options);
+            if loads_same(&original, &reloaded).is_ok() && renderings(&reloaded, cases) == rendered {
+                accepted = trial;
+                best = Some((candidate, reloaded));
+            } else {
+                let line = current.get(..edit.span.start).map_or(0, |t| t.matches('\n').count()) + 1;
+                let written = current.get(edit.span.clone()).unwrap_or("").trim_end_matches(['\r', '\n']);
+                kept.push(format!(
+                    "line {line} `{written}` was kept as written: respelling it would change the rendered messages"
+                ));
             }
-            Err(why) => kept.push(format!("{what} was kept: {why}")),
+        }
+        if let Some((candidate, reloaded)) = best {
+            current = candidate;
+            loaded = reloaded;
         }
     }
     Formatted { text: (current != text).then_some(current), kept }
+}
+
+/// The messages the loaded prompt renders for each case, or the error, as text.
+fn renderings(loaded: &Loaded, cases: &[Map<String, Value>]) -> Vec<Result<Vec<Message>, String>> {
+    let Some(prompt) = &loaded.prompt else { return vec![Err("no prompt".to_owned())] };
+    match Renderer::new(prompt.clone()) {
+        Ok(renderer) => cases.iter().map(|inputs| renderer.prepare(inputs).map_err(|e| e.to_string())).collect(),
+        Err(e) => vec![Err(e.to_string())],
+    }
 }
 
 /// Whether two loads give the same prompt, diagnostics and messages; else what differs.
@@ -250,7 +307,12 @@ fn reorder(text: &str, entries: &[(Node, Node)], order: &[&str]) -> Option<Fix> 
     if !region.ends_with('\n') {
         replacement.truncate(replacement.trim_end_matches(['\r', '\n']).len());
     }
-    Some(Fix { span: region_start..end, replacement, title: "order the keys".to_owned() })
+    Some(Fix {
+        span: region_start..end,
+        replacement,
+        title: "order the keys".to_owned(),
+        applicability: Applicability::Safe,
+    })
 }
 
 /// A role line as written, spelled canonically: no indentation, `# ` when it has a hash, the
@@ -279,7 +341,12 @@ fn role_line_edits(text: &str, loaded: &Loaded) -> Vec<Fix> {
         let Some(canonical) = canonical_role_line(line) else { continue };
         if canonical != line {
             let span: Range<usize> = cx.line_span(role.line);
-            out.push(Fix { span, replacement: canonical, title: "spell the role line canonically".to_owned() });
+            out.push(Fix {
+                span,
+                replacement: canonical,
+                title: "spell the role line canonically".to_owned(),
+                applicability: Applicability::Safe,
+            });
         }
     }
     out
@@ -352,6 +419,29 @@ mod tests {
         let out = fmt("---\nname: [\n---\nuser:\n");
         assert_eq!(out.text, None);
         assert!(out.kept.first().is_some_and(|k| k.contains("does not load")), "{out:?}");
+    }
+
+    #[test]
+    fn keeps_a_role_line_that_whitespace_control_glues_to_the_text_before() {
+        // `{{- "" -}}` strips the line breaks around it: `  user :` renders inside the system
+        // message, where `user:` would be different text.
+        let text = "---\nname: t\n---\nsystem :\nBe brief.\n{{- \"\" -}}\n  user :\nHi\n";
+        let out = fmt(text);
+        assert_eq!(
+            out.text.as_deref(),
+            Some("---\nname: t\n---\nsystem:\nBe brief.\n{{- \"\" -}}\n  user :\nHi\n"),
+            "{out:?}"
+        );
+        assert_eq!(
+            out.kept,
+            ["line 7 `  user :` was kept as written: respelling it would change the rendered messages"]
+        );
+        // The check runs on the input cases given, here one whose value is rendered.
+        let text = "---\nname: t\ninputs:\n  q: {kind: string}\n---\nsystem:\n{{q}}\n{{- \"\" -}}\n  user :\nHi\n";
+        let cases = [Map::from_iter([("q".to_owned(), Value::from("x"))])];
+        let out = format_with_cases(text, &MapHost::new(), &LoadOptions::default(), &cases);
+        assert_eq!(out.text, None, "{out:?}");
+        assert_eq!(out.kept.len(), 1, "{out:?}");
     }
 
     #[test]

@@ -44,6 +44,28 @@ pub use docs::rules_markdown;
 pub use fix::{Fixed, apply_fixes};
 pub use select::{Selection, SelectorError, resolve as resolve_selector};
 
+/// Whether applying a fix can change what the prompt sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applicability {
+    /// The prompt sends the same request after the fix: applied by `--fix` and offered as
+    /// the preferred quick fix.
+    Safe,
+    /// The fix changes the messages or the request (a new message, a renamed option, text
+    /// no longer escaped), almost always to what the author meant, but it needs a look:
+    /// applied only with `--unsafe-fixes`, never by an editor's fix-all.
+    Unsafe,
+}
+
+impl Applicability {
+    /// `safe` or `unsafe`, as the docs and the JSON output write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
 /// A mechanical edit that resolves a finding: replace the bytes of `span` in the original
 /// file with `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +76,8 @@ pub struct Fix {
     pub replacement: String,
     /// What the fix does, in a few words ("replace `sytem` with `system`").
     pub title: String,
+    /// Whether the fix can change what the prompt sends.
+    pub applicability: Applicability,
 }
 
 /// A diagnostic and, when the problem has a mechanical solution, its fix.
@@ -83,9 +107,31 @@ impl Finding {
         self
     }
 
+    /// Adds a fix that leaves what the prompt sends unchanged.
     #[must_use]
-    pub(crate) fn fix(mut self, span: Range<usize>, replacement: impl Into<String>, title: impl Into<String>) -> Self {
-        self.fix = Some(Fix { span, replacement: replacement.into(), title: title.into() });
+    pub(crate) fn fix(self, span: Range<usize>, replacement: impl Into<String>, title: impl Into<String>) -> Self {
+        self.fix_with(Applicability::Safe, span, replacement, title)
+    }
+
+    /// Adds a fix that changes what the prompt sends.
+    #[must_use]
+    pub(crate) fn unsafe_fix(
+        self,
+        span: Range<usize>,
+        replacement: impl Into<String>,
+        title: impl Into<String>,
+    ) -> Self {
+        self.fix_with(Applicability::Unsafe, span, replacement, title)
+    }
+
+    fn fix_with(
+        mut self,
+        applicability: Applicability,
+        span: Range<usize>,
+        replacement: impl Into<String>,
+        title: impl Into<String>,
+    ) -> Self {
+        self.fix = Some(Fix { span, replacement: replacement.into(), title: title.into(), applicability });
         self
     }
 }
@@ -97,14 +143,19 @@ pub struct RuleMeta {
     pub code: Code,
     /// The severity the rule reports with (a few rules raise it for one profile; the docs say so).
     pub severity: Severity,
-    /// Whether the rule offers fixes.
-    pub fixable: bool,
+    /// Whether the rule offers fixes, and whether they can change what the prompt sends.
+    pub fix: Option<Applicability>,
     /// The rule's rustdoc, in the fixed sections `## What it does`, `## Why is this bad?`,
     /// `## Example`, `## Use instead`.
     pub docs: &'static str,
 }
 
 impl RuleMeta {
+    /// Whether the rule offers fixes.
+    pub fn fixable(&self) -> bool {
+        self.fix.is_some()
+    }
+
     /// The first sentence of `## What it does`.
     pub fn summary(&self) -> String {
         let section = docs::section(self.docs, "What it does");

@@ -1,7 +1,8 @@
 //! Fixes for the loader's own diagnostics, where the repair is mechanical.
 //!
 //! - `P010` for a v1 parameter name in a v2 `model.options` (`max_tokens`): rename the key
-//!   to its v2 name (`maxOutputTokens`), unless that key is already there.
+//!   to its v2 name (`maxOutputTokens`), unless that key is already there. Unsafe: the
+//!   option, ignored before, is sent afterwards.
 
 use std::collections::{HashMap, HashSet};
 
@@ -30,7 +31,7 @@ pub(crate) fn with_fixes(text: &str, loaded: &Loaded) -> Vec<Finding> {
                 && !names.contains(v2)
                 && text.get(d.span.clone()) == key.as_str()
             {
-                f = f.fix(d.span.clone(), v2, format!("rename `{}` to `{v2}`", key.key_string()));
+                f = f.unsafe_fix(d.span.clone(), v2, format!("rename `{}` to `{v2}`", key.key_string()));
             }
             f
         })

@@ -114,11 +114,23 @@ fn rule_table() {
 
 #[test]
 fn fixes_are_idempotent_and_leave_other_bytes_alone() {
-    for rule in prompty_lint::rules().filter(|r| r.fixable) {
+    for rule in prompty_lint::rules().filter(|r| r.fixable()) {
         let name = format!("{}_fires.prompty", rule.code.id);
         let (text, findings) = check(&name);
         let fixed = prompty_lint::apply_fixes(&text, findings.iter().filter_map(|f| f.fix.as_ref()));
         assert!(!fixed.applied.is_empty(), "{name}: no fix applied");
+        for fix in fixed
+            .applied
+            .iter()
+            .filter(|f| findings.iter().any(|g| g.fix.as_ref() == Some(*f) && g.diagnostic.code.id == rule.code.id))
+        {
+            assert_eq!(
+                Some(fix.applicability),
+                rule.fix,
+                "{name}: `{}` is not labelled as the rule declares",
+                fix.title
+            );
+        }
         let options = LoadOptions { lint: true, ..LoadOptions::default() };
         let loaded = load_str(&fixed.text, &host(), &options);
         let again = prompty_lint::check(&fixed.text, &loaded, &Selection::all());

@@ -1,5 +1,6 @@
 //! Code actions: every lint fix as a quick fix, "declare this input" for a variable no input
-//! declares, and one action that applies every fix of the file.
+//! declares, and one action that applies every safe fix of the file. Only safe fixes are
+//! preferred; an unsafe one (it changes what the prompt sends) says so in its title.
 
 use std::ops::Range;
 
@@ -14,7 +15,7 @@ use crate::analysis::{Analysis, Workspace};
 pub enum Kind {
     /// Resolves one finding.
     QuickFix,
-    /// Applies every mechanical fix of the file (`source.fixAll`).
+    /// Applies every safe fix of the file (`source.fixAll`).
     FixAll,
 }
 
@@ -46,12 +47,16 @@ pub fn actions(a: &Analysis, workspace: &Workspace, range: Range<usize>) -> Vec<
             continue;
         }
         if let Some(fix) = &f.fix {
+            // A fix that changes what the prompt sends is offered, never preferred: an
+            // editor applies preferred fixes without showing them.
+            let safe = fix.applicability == prompty_lint::Applicability::Safe;
+            let title = capitalize(&fix.title);
             out.push(Action {
-                title: capitalize(&fix.title),
+                title: if safe { title } else { format!("{title} (changes what the prompt sends)") },
                 kind: Kind::QuickFix,
                 edits: vec![(fix.span.clone(), fix.replacement.clone())],
                 finding: Some(i),
-                preferred: true,
+                preferred: safe,
             });
         }
         if f.diagnostic.code.id == "PL001"
@@ -67,7 +72,13 @@ pub fn actions(a: &Analysis, workspace: &Workspace, range: Range<usize>) -> Vec<
             });
         }
     }
-    let fixes: Vec<&prompty_lint::Fix> = a.findings.iter().filter_map(|f| f.fix.as_ref()).collect();
+    // Fix-all runs on save in many editors: safe fixes only.
+    let fixes: Vec<&prompty_lint::Fix> = a
+        .findings
+        .iter()
+        .filter_map(|f| f.fix.as_ref())
+        .filter(|f| f.applicability == prompty_lint::Applicability::Safe)
+        .collect();
     if fixes.len() > 1 {
         let fixed = prompty_lint::apply_fixes(&a.snapshot.text, fixes.iter().copied());
         out.push(Action {

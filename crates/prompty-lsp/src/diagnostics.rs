@@ -26,7 +26,7 @@ pub fn to_lsp(analysis: &Analysis, finding: &Finding, docs: &str) -> lsp_types::
         title: fix.title.clone(),
         span: fix.span.clone(),
         replacement: fix.replacement.clone(),
-        safe: true,
+        safe: fix.applicability == prompty_lint::Applicability::Safe,
     });
     let message = Message::new(SourceFile::unlocated(""), finding.diagnostic.clone()).with_fix(fix);
     let Parts { severity, code, href, message, tags } = prompty_report::lsp::parts(&message, docs);

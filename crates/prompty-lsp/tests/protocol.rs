@@ -360,11 +360,11 @@ fn edits_of(action: &Value) -> Vec<Value> {
 #[test]
 fn code_actions() {
     let mut c = Client::start(MapHost::new(), |_| {});
-    let text = "---\nname: a\ninputs:\n  question:\n    kind: string\n---\nsytem:\nBe brief.\nuser :  \n{{ question }} {{ topic }}\n";
+    let text = "---\nname: a\ninputs:\n  question:\n    kind: string\n---\nsytem:\nBe brief.\nuser :  \n{{ question }} {{ topic }}\nassistant: \nSure.\n";
     c.open(URI, text);
     let d = c.diagnostics(URI, Some(1));
-    assert_eq!(codes(&d), ["PL007", "PL019", "PL001"]);
-    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 11, "character": 0}});
+    assert_eq!(codes(&d), ["PL007", "PL019", "PL001", "PL019"]);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 13, "character": 0}});
     let actions = c.call(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": URI}, "range": whole, "context": {"diagnostics": d}}),
@@ -384,14 +384,21 @@ fn code_actions() {
             .collect();
         match title {
             t if t.starts_with("Replace `sytem`") => {
-                assert!(fixed.contains("\nsystem:\n") && !findings.contains(&"PL007"))
+                assert!(fixed.contains("\nsystem:\n") && !findings.contains(&"PL007"));
+                // It starts a system message: offered, never preferred.
+                assert_eq!(t, "Replace `sytem` with `system` (changes what the prompt sends)");
+                assert_eq!(a.get("isPreferred"), None, "{a}");
+            }
+            t if t.starts_with("Remove the trailing whitespace") => {
+                assert_eq!(a.get("isPreferred"), Some(&json!(true)), "{a}");
             }
             t if t.starts_with("Declare input `topic`") => {
                 assert!(!findings.contains(&"PL001"), "{fixed}");
                 assert!(fixed.contains("  topic:\n    kind: string\n---"), "{fixed}");
             }
             t if t.starts_with("Fix all") => {
-                assert!(!findings.contains(&"PL007") && !findings.contains(&"PL019"), "{fixed}");
+                // Safe fixes only: the misspelt role line stays for the author to decide.
+                assert!(findings.contains(&"PL007") && !findings.contains(&"PL019"), "{fixed}");
                 assert_eq!(a.get("kind"), Some(&json!("source.fixAll")));
             }
             _ => assert!(!findings.is_empty()),

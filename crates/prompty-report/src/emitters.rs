@@ -53,8 +53,11 @@ impl Emitter for Human {
 fn with_fix_note(m: &Message) -> prompty_syntax::Diagnostic {
     let mut d = m.diagnostic.clone();
     if let Some(fix) = &m.fix {
-        let flag = if fix.safe { "--fix" } else { "--fix --unsafe-fixes" };
-        let note = format!("{flag} can {}", fix.title);
+        let note = if fix.safe {
+            format!("--fix can {}", fix.title)
+        } else {
+            format!("--fix --unsafe-fixes can {} (this changes what the prompt sends)", fix.title)
+        };
         d.help = Some(match d.help {
             Some(h) => format!("{h}\n{note}"),
             None => note,

@@ -1,9 +1,9 @@
 //! Snapshot files on disk: names, the insta layout, atomic writes and the walk that finds
 //! stale and pending files.
 
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
+use crate::files::{self, WriteError};
 use crate::inputs::describe_io;
 
 /// The extension of a pending snapshot (next to the `.snap` it would replace).
@@ -76,9 +76,7 @@ pub(crate) fn pending_path(path: &Path) -> PathBuf {
 }
 
 /// Whether `path` is a symbolic link (snapshots are never read or written through one).
-pub(crate) fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
+pub(crate) use crate::files::is_symlink;
 
 pub(crate) fn refuse_symlink(path: &Path, what: &str) -> Result<(), String> {
     if is_symlink(path) {
@@ -172,33 +170,20 @@ fn split(text: String) -> SnapFile {
     parsed.unwrap_or(SnapFile { header: None, text })
 }
 
-/// Writes `text` to `path` atomically: a new file in the same folder (created exclusively,
-/// so nothing is followed), flushed, then renamed over `path`. A reader sees the old file
-/// or the new one, never a part. `path` itself must not be a symbolic link. Missing
+/// Writes `text` to `path` atomically ([`crate::files::replace`]): a reader sees the old
+/// file or the new one, never a part. `path` itself must not be a symbolic link. Missing
 /// folders are created (never through a link: the walk up refuses them).
 pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     refuse_symlink(path, "snapshot file")?;
-    let fail = |e: &std::io::Error| format!("{}: cannot write: {}", path.display(), describe_io(e));
+    let fail = |why: &str| format!("{}: cannot write: {why}", path.display());
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-    let name = path.file_name().map_or_else(|| "snapshot".into(), |n| n.to_string_lossy().into_owned());
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    for attempt in 0..100u32 {
-        let tmp = dir.join(format!(".{name}.{}-{nanos}-{attempt}.tmp", std::process::id()));
-        let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(fail(&e)),
-        };
-        let written = file.write_all(text.as_bytes()).and_then(|()| file.sync_all());
-        drop(file);
-        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(fail(&e));
-        }
-        return Ok(());
+    std::fs::create_dir_all(dir).map_err(|e| fail(&describe_io(&e)))?;
+    match files::replace(path, text.as_bytes(), None) {
+        Ok(()) => Ok(()),
+        Err(WriteError::Link) => refuse_symlink(path, "snapshot file"),
+        Err(WriteError::Changed) => Err(fail("it changed while it was written")),
+        Err(WriteError::Io(why)) => Err(fail(&why)),
     }
-    Err(format!("{}: cannot write: no free temporary file name in {}", path.display(), dir.display()))
 }
 
 /// Removes a snapshot file this command owns; one already gone (a concurrent run) is fine.

@@ -32,7 +32,7 @@ declare_rule! {
         code: "PL004",
         name: "default-kind-mismatch",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -32,7 +32,7 @@ declare_rule! {
         code: "PL021",
         name: "default-not-in-enum",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

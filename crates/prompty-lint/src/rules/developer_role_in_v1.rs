@@ -29,7 +29,7 @@ declare_rule! {
         code: "PL017",
         name: "developer-role-in-v1",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -28,7 +28,7 @@ declare_rule! {
         code: "PL010",
         name: "empty-message",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -39,7 +39,7 @@ declare_rule! {
         code: "PL013",
         name: "env-without-default",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -29,7 +29,7 @@ declare_rule! {
         code: "PL025",
         name: "hardcoded-secret",
         severity: Error,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -38,7 +38,7 @@ declare_rule! {
         code: "PL026",
         name: "invalid-evaluator-config",
         severity: Error,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -32,7 +32,7 @@ declare_rule! {
         code: "PL027",
         name: "invalid-input-case",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

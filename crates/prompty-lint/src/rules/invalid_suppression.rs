@@ -26,7 +26,7 @@ declare_rule! {
         code: "PL022",
         name: "invalid-suppression",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

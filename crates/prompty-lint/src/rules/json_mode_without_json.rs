@@ -39,7 +39,7 @@ declare_rule! {
         code: "PL006",
         name: "json-mode-without-json",
         severity: Error,
-        fixable: false,
+        fix: None,
     }
 }
 

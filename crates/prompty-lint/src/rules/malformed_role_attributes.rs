@@ -29,7 +29,7 @@ declare_rule! {
         code: "PL023",
         name: "malformed-role-attributes",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -29,7 +29,7 @@ declare_rule! {
         code: "PL007",
         name: "misspelt-role",
         severity: Warning,
-        fixable: true,
+        fix: Unsafe,
     }
 }
 
@@ -131,7 +131,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                     "write `{fixed}:` to start {} {role} message",
                     if role.starts_with('a') { "an" } else { "a" }
                 ))
-                .fix(word_span, fixed.clone(), format!("replace `{}` with `{fixed}`", like.word)),
+                .unsafe_fix(word_span, fixed.clone(), format!("replace `{}` with `{fixed}`", like.word)),
         );
     }
 }

@@ -2,7 +2,7 @@
 //! registry that runs them in code order.
 //!
 //! Adding a rule: write `src/rules/<rule_name>.rs` with [`declare_rule!`] (the next free
-//! code, a kebab-case name, the severity, whether it fixes) and a `check` function, add it
+//! code, a kebab-case name, the severity, `fix: None`, `Safe` or `Unsafe`) and a `check` function, add it
 //! to [`REGISTRY`], add `tests/fixtures/<CODE>_fires.prompty` and `<CODE>_clean.prompty`,
 //! then run the tests with `INSTA_UPDATE=always` and `PROMPTY_UPDATE_DOCS=1` and review the
 //! new snapshot and `docs/rules.md`. Codes are stable: never renumber, only add.
@@ -10,7 +10,18 @@
 use crate::context::Context;
 use crate::{Finding, RuleMeta};
 
-/// Declares a rule: its documentation (the doc comment), code, name, severity and fixability.
+/// The applicability a rule declares: `None`, `Safe` or `Unsafe`.
+macro_rules! fix_of {
+    (None) => {
+        None
+    };
+    ($applicability:ident) => {
+        Some($crate::Applicability::$applicability)
+    };
+}
+
+/// Declares a rule: its documentation (the doc comment), code, name, severity and the
+/// applicability of its fixes (`None` when it has none).
 macro_rules! declare_rule {
     (
         $(#[doc = $doc:literal])*
@@ -18,7 +29,7 @@ macro_rules! declare_rule {
             code: $code:literal,
             name: $rule_name:literal,
             severity: $severity:ident,
-            fixable: $fixable:literal,
+            fix: $fix:ident,
         }
     ) => {
         $(#[doc = $doc])*
@@ -28,7 +39,7 @@ macro_rules! declare_rule {
             pub(crate) const META: $crate::RuleMeta = $crate::RuleMeta {
                 code: prompty_syntax::Code { id: $code, name: $rule_name },
                 severity: prompty_syntax::Severity::$severity,
-                fixable: $fixable,
+                fix: fix_of!($fix),
                 docs: concat!($($doc, "\n"),*),
             };
         }

@@ -34,7 +34,7 @@ declare_rule! {
         code: "PL005",
         name: "mustache-html-escape",
         severity: Warning,
-        fixable: true,
+        fix: Unsafe,
     }
 }
 
@@ -52,7 +52,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         // Only the default delimiters have a triple-brace form.
         if text.starts_with("{{") && text.ends_with("}}") {
             let inner = text.get(2..text.len() - 2).unwrap_or(name);
-            finding = finding.fix(
+            finding = finding.unsafe_fix(
                 cx.span(tag.clone()),
                 format!("{{{{{{{inner}}}}}}}"),
                 format!("write `{{{{{{{name}}}}}}}`"),
@@ -66,7 +66,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             .finding(cx.span(tag.clone()), format!("`{text}` HTML-escapes the current item"))
             .help("write `{{{.}}}` to insert the item as is");
         if text.starts_with("{{") && text.ends_with("}}") {
-            finding = finding.fix(cx.span(tag.clone()), "{{{.}}}", "write `{{{.}}}`");
+            finding = finding.unsafe_fix(cx.span(tag.clone()), "{{{.}}}", "write `{{{.}}}`");
         }
         out.push(finding);
     }

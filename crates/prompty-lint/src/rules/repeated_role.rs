@@ -30,7 +30,7 @@ declare_rule! {
         code: "PL011",
         name: "repeated-role",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

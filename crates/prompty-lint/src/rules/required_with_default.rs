@@ -32,7 +32,7 @@ declare_rule! {
         code: "PL003",
         name: "required-with-default",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -35,7 +35,7 @@ declare_rule! {
         code: "PL015",
         name: "role-in-control-block",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -26,7 +26,7 @@ declare_rule! {
         code: "PL019",
         name: "role-line-trailing-whitespace",
         severity: Info,
-        fixable: true,
+        fix: Safe,
     }
 }
 

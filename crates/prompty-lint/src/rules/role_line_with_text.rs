@@ -33,7 +33,7 @@ declare_rule! {
         code: "PL008",
         name: "role-line-with-text",
         severity: Warning,
-        fixable: true,
+        fix: Unsafe,
     }
 }
 
@@ -63,7 +63,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                     format!("`{head}` has text after the colon, so this line starts no message"),
                 )
                 .help(format!("put `{head}` alone on its line and the text on the next"))
-                .fix(gap_span, cx.body.newline(), format!("move the text after `{head}` to the next line")),
+                .unsafe_fix(gap_span, cx.body.newline(), format!("move the text after `{head}` to the next line")),
         );
     }
 }

@@ -30,7 +30,7 @@ declare_rule! {
         code: "PL024",
         name: "strict-disabled",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

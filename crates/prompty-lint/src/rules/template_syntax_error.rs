@@ -28,7 +28,7 @@ declare_rule! {
         code: "PL012",
         name: "template-syntax-error",
         severity: Error,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -33,7 +33,7 @@ declare_rule! {
         code: "PL009",
         name: "text-before-first-role",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -31,7 +31,7 @@ declare_rule! {
         code: "PL016",
         name: "thread-not-on-own-line",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

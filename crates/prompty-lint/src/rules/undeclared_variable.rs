@@ -45,7 +45,7 @@ declare_rule! {
         code: "PL001",
         name: "undeclared-variable",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -34,7 +34,7 @@ declare_rule! {
         code: "PL020",
         name: "unknown-filter",
         severity: Error,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -30,7 +30,7 @@ declare_rule! {
         code: "PL014",
         name: "unresolved-reference",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

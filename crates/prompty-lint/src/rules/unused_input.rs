@@ -41,7 +41,7 @@ declare_rule! {
         code: "PL002",
         name: "unused-input",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 

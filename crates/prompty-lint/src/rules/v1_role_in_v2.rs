@@ -30,7 +30,7 @@ declare_rule! {
         code: "PL018",
         name: "v1-role-in-v2",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 
