@@ -350,6 +350,11 @@ pub(crate) struct Output<'a> {
 impl Output<'_> {
     /// Writes a result line (and reports an error record on standard error).
     pub(crate) fn emit(&mut self, result: &ResultLine) -> Result<(), Failure> {
+        self.emit_marked(result, false)
+    }
+
+    /// Writes a result line; `cached` adds `"cached": true` (the answer came from `--cache`).
+    pub(crate) fn emit_marked(&mut self, result: &ResultLine, cached: bool) -> Result<(), Failure> {
         if let Some(error) = result.error() {
             self.error(&error.message);
         }
@@ -357,6 +362,9 @@ impl Output<'_> {
             EvalFormat::Clean => result.to_json(),
             EvalFormat::Azure => result.to_azure(&self.layout),
         };
+        if cached && let Value::Object(o) = &mut record {
+            o.insert("cached".into(), Value::Bool(true));
+        }
         self.secrets.redact_json(&mut record);
         serde_json::to_writer(&mut *self.out, &record)?;
         self.out.write_all(b"\n")?;
@@ -369,24 +377,38 @@ impl Output<'_> {
         let message = self.secrets.redact(message);
         self.progress.suspend(|| eprintln!("error: {message}"));
     }
+
+    /// Reports a warning on standard error (above the progress bar).
+    pub(crate) fn warn(&self, message: &str) {
+        let message = self.secrets.redact(message);
+        self.progress.suspend(|| eprintln!("warning: {message}"));
+    }
 }
 
 /// A run's results ([`Run`]) and where they are written.
 pub(crate) struct Sink<'a> {
     pub(crate) run: Run,
     pub(crate) output: Output<'a>,
+    /// The data lines answered from `--cache`: their result lines say `"cached": true`.
+    pub(crate) cached: std::collections::HashSet<u64>,
 }
 
 impl Sink<'_> {
     /// Counts and writes the result of a data row.
     pub(crate) fn row(&mut self, result: ResultLine) -> Result<(), Failure> {
         self.run.record(&result);
-        self.output.emit(&result)
+        let cached = self.cached.remove(&result.line);
+        self.output.emit_marked(&result, cached)
     }
 
     /// Reports a problem on standard error.
     pub(crate) fn error(&self, message: &str) {
         self.output.error(message);
+    }
+
+    /// Reports a warning on standard error.
+    pub(crate) fn warn(&self, message: &str) {
+        self.output.warn(message);
     }
 
     /// Counts a problem that is no data row.
@@ -479,6 +501,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
                 progress: progress_bar(data),
                 secrets: &prompt.secrets,
             },
+            cached: std::collections::HashSet::new(),
         };
         let mut requests = None;
         let mut interrupted = false;
@@ -499,7 +522,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
             interrupted = outcome.interrupted;
             requests = Some(outcome.requests);
         }
-        let Sink { run, output } = sink;
+        let Sink { run, output, .. } = sink;
         let summary = run.into_summary();
         output.out.flush()?;
         output.progress.finish_and_clear();

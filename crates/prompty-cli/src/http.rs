@@ -86,8 +86,13 @@ impl Transport {
     pub(crate) async fn send_json(&self, req: &HttpRequest, endpoint: &Endpoint) -> Result<Value, SendError> {
         let mut attempt = 0u32;
         loop {
-            let (problem, retryable, after) = match self.attempt(req).await {
-                Ok(Reply::Body(v)) => return Ok(v),
+            let (problem, retryable, after) = match self.attempt(req, endpoint).await {
+                Ok(Reply::Body(mut v)) => {
+                    // An endpoint that echoes the key gets it written nowhere: not in the
+                    // cache, the results or the printed answer.
+                    endpoint.redact_json(&mut v);
+                    return Ok(v);
+                }
                 Ok(Reply::Status { status, retry_after, message }) => {
                     (format!("HTTP {status}: {message}"), retry::retryable_status(status), retry_after)
                 }
@@ -99,8 +104,8 @@ impl Transport {
     }
 
     /// Sends `req` once and reads the whole answer.
-    async fn attempt(&self, req: &HttpRequest) -> Result<Reply, String> {
-        let response = self.open(req).await?;
+    async fn attempt(&self, req: &HttpRequest, endpoint: &Endpoint) -> Result<Reply, String> {
+        let response = self.open(req, endpoint).await?;
         let status = response.status().as_u16();
         let retry_after = header_wait(&response);
         let redirect = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -124,10 +129,15 @@ impl Transport {
         }
     }
 
-    /// Sends `req` once; the response with its status, body unread.
-    pub(crate) async fn open(&self, req: &HttpRequest) -> Result<reqwest::Response, String> {
+    /// Sends `req` once; the response with its status, body unread. A failure names the
+    /// URL as the endpoint shows it (an endpoint from the environment as `${env:NAME}`).
+    async fn open(&self, req: &HttpRequest, endpoint: &Endpoint) -> Result<reqwest::Response, String> {
         self.counters.sent.fetch_add(1, Ordering::Relaxed);
-        self.request(req).map_err(|e| e.0)?.send().await.map_err(|e| describe(&e, &req.shown_url()))
+        self.request(req)
+            .map_err(|e| e.0)?
+            .send()
+            .await
+            .map_err(|e| endpoint.hide_base(&describe(&e, &endpoint.shown_url(&req.url))))
     }
 
     /// Sends a streaming request, retrying failures before the answer starts; the open
@@ -139,7 +149,7 @@ impl Transport {
     ) -> Result<reqwest::Response, SendError> {
         let mut attempt = 0u32;
         loop {
-            let (problem, retryable, after) = match self.open(req).await {
+            let (problem, retryable, after) = match self.open(req, endpoint).await {
                 Ok(r) if r.status().is_success() => return Ok(r),
                 Ok(r) => {
                     let status = r.status().as_u16();
@@ -163,7 +173,7 @@ impl Transport {
         retryable: bool,
         after: Option<Duration>,
     ) -> Result<(), SendError> {
-        let problem = endpoint.redact(problem);
+        let problem = endpoint.hide_base(&endpoint.redact(problem));
         match retry::decide(&self.policy, *attempt, &problem, retryable, after, jitter()) {
             Decision::Retry(wait) => {
                 self.counters.retried.fetch_add(1, Ordering::Relaxed);

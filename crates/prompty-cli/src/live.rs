@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use prompty_client::{Endpoint, HttpRequest, Settings};
+use prompty_client::{Endpoint, HttpRequest};
 use prompty_eval::rows::{Line, row_inputs};
 use prompty_eval::{ResultLine, RowError, RowErrorKind};
 use prompty_render::Renderer;
@@ -25,6 +25,13 @@ use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::run::{SendArgs, TargetArgs};
 use crate::{Failure, LoadArgs, load_renderer};
+
+/// The largest cache entry read: a request and a response, each within the response limit.
+const MAX_ENTRY_BYTES: u64 = 2 * crate::http::MAX_RESPONSE_BYTES as u64;
+
+/// The environment variable holding the cache's integrity key: when set, every entry
+/// written carries an HMAC under it, and an entry without a matching one is not used.
+pub(crate) const CACHE_KEY_VAR: &str = "PROMPTY_CACHE_KEY";
 
 /// The most requests at once.
 pub(crate) const MAX_CONCURRENCY: usize = 1024;
@@ -68,6 +75,8 @@ struct Judge<'a> {
     target: Target,
     endpoint: Endpoint,
     cache: Option<PathBuf>,
+    /// The integrity key of the cache entries ([`CACHE_KEY_VAR`]).
+    cache_secret: Option<Vec<u8>>,
     cache_broken: bool,
     data_name: String,
     warned: HashSet<String>,
@@ -86,11 +95,20 @@ impl Live<'_> {
         let target = self.target.target()?;
         let spec =
             ResponseSpec::for_prompt(renderer.prompt(), &target).map_err(|e| crate::wire_failure(self.file, &e))?;
-        let settings = Settings { provider: Some(spec.provider), base_url: self.target.base_url.clone() };
+        let settings = self.target.settings(spec.provider)?;
         // The trust check comes before anything is sent.
         let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
             .map_err(|e| crate::run::client_failure(self.file, &e))?;
         let transport = self.send.transport()?;
+        let cache_secret = match prompty_syntax::Host::env(&cli_host(), CACHE_KEY_VAR) {
+            Some(v) if v.trim().is_empty() => {
+                return Err(Failure::Message(format!(
+                    "{CACHE_KEY_VAR} is set but empty: set it to a secret kept outside the cache folder, or unset it"
+                )));
+            }
+            Some(v) if self.cache.is_some() => Some(v.into_bytes()),
+            _ => None,
+        };
         if let Some(dir) = self.cache {
             std::fs::create_dir_all(dir).map_err(|e| {
                 Failure::Message(format!(
@@ -106,6 +124,7 @@ impl Live<'_> {
             target,
             endpoint,
             cache: self.cache.map(Path::to_path_buf),
+            cache_secret,
             cache_broken: false,
             data_name: rows.name().to_owned(),
             warned: HashSet::new(),
@@ -155,9 +174,10 @@ impl Judge<'_> {
                     Err(e) => {
                         done.insert(line, sink.run.fail(line, e));
                     }
-                    Ok(p) => match self.cached_response(&p) {
+                    Ok(p) => match self.cached_response(&p, sink) {
                         Some(response) => {
                             self.cached += 1;
+                            sink.cached.insert(line);
                             let outcome = self.finish(sink, line, &p, Ok(response));
                             done.insert(line, outcome);
                         }
@@ -227,26 +247,59 @@ impl Judge<'_> {
         Some(self.cache.as_ref()?.join(prompty_client::cache::entry_path(key)))
     }
 
-    /// The cached response to exactly this request, if any.
-    fn cached_response(&self, p: &Prepared) -> Option<Value> {
-        let path = self.entry_path(p)?;
-        let text = std::fs::read_to_string(path).ok()?;
-        prompty_client::cache::read(&text, &p.request.body)
+    /// The cached response to exactly this request, if any. An entry that is a symbolic
+    /// link, sits in a linked shard folder, is no regular file or is over the size limit is
+    /// a miss with a warning naming it: the request is sent.
+    fn cached_response(&self, p: &Prepared, sink: &Sink<'_>) -> Option<Value> {
+        let (dir, path) = (self.cache.as_ref()?, self.entry_path(p)?);
+        let read = crate::stored::refuse_linked_folders(dir, &path, "cache folder", "cache entries")
+            .and_then(|()| crate::stored::read_regular(&path, MAX_ENTRY_BYTES, "cache entry", "cache entries"));
+        match read {
+            Ok(text) => {
+                let key = p.key.as_deref().unwrap_or_default();
+                match prompty_client::cache::read(&text?, key, &p.request.body, self.cache_secret.as_deref()) {
+                    Ok(mut response) => {
+                        // An entry written before answers were redacted holds no key when used.
+                        self.endpoint.redact_json(&mut response);
+                        Some(response)
+                    }
+                    Err(refused) => {
+                        sink.warn(&format!("--cache: {}: {refused}; the request is sent", path.display()));
+                        None
+                    }
+                }
+            }
+            Err(e) => {
+                sink.warn(&format!("--cache: {e}; the request is sent"));
+                None
+            }
+        }
     }
 
-    /// Stores an answered request in the cache: a new file renamed into place, so that a
-    /// run stopped midway never leaves half an entry.
+    /// Stores an answered request in the cache: a new file (created exclusively, so nothing
+    /// is followed) renamed into place, so that a run stopped midway never leaves half an
+    /// entry. A shard folder that is a symbolic link is never written through.
     fn store(&mut self, p: &Prepared, response: &Value, sink: &Sink<'_>) {
         if self.cache_broken {
             return;
         }
-        let Some(path) = self.entry_path(p) else { return };
-        let entry = prompty_client::cache::entry(&p.request.body, response);
+        let (Some(dir), Some(path)) = (self.cache.clone(), self.entry_path(p)) else { return };
+        if let Some(parent) = path.parent()
+            && let Err(e) = std::fs::create_dir_all(parent)
+                .map_err(|e| format!("{}: cannot write: {}", path.display(), crate::inputs::describe_io(&e)))
+                .and_then(|()| crate::stored::refuse_linked_folders(&dir, &path, "cache folder", "cache entries"))
+        {
+            sink.warn(&format!("--cache: {e}; this answer is not cached"));
+            return;
+        }
+        let key = p.key.as_deref().unwrap_or_default();
+        let entry = prompty_client::cache::entry(key, &p.request.body, response, self.cache_secret.as_deref());
         let temp = path.with_extension(format!("{}.tmp", std::process::id()));
-        let written = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&temp, entry.as_bytes()))
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, entry.as_bytes()))
             .and_then(|()| std::fs::rename(&temp, &path));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&temp);

@@ -14,6 +14,7 @@ mod lsp;
 mod report;
 mod run;
 mod snapshot;
+mod stored;
 mod summary;
 
 use std::io::{IsTerminal, Write};

@@ -31,6 +31,11 @@ pub(crate) struct TargetArgs {
     /// The model or deployment id (overrides the prompt's).
     #[arg(long)]
     pub(crate) model: Option<String>,
+    /// Let the prompt send this environment variable as its key (`apiKey: ${env:NAME}`);
+    /// without it only the provider's own key variable is sent (repeatable; also
+    /// `[run] allow-key-vars` in prompty.toml).
+    #[arg(long = "allow-key-var", value_name = "NAME")]
+    pub(crate) allow_key_vars: Vec<String>,
 }
 
 impl TargetArgs {
@@ -46,9 +51,32 @@ impl TargetArgs {
         Ok(target)
     }
 
+    /// What the user says about the endpoint: the command line, and `[run]` of the
+    /// prompty.toml found from the current folder (never one beside the prompt, which could
+    /// come with the prompt).
+    pub(crate) fn settings(&self, provider: prompty_wire::Provider) -> Result<Settings, Failure> {
+        let mut allowed = Vec::new();
+        for name in &self.allow_key_vars {
+            if !prompty_config::is_variable_name(name) {
+                return Err(Failure::Message(format!(
+                    "--allow-key-var `{name}`: not an environment variable name (letters, digits and `_`)"
+                )));
+            }
+            allowed.push(name.clone());
+        }
+        let host = cli_host();
+        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        if let Some(path) = prompty_config::Configs::default().find(&here.join(prompty_config::FILE_NAME), &host) {
+            let config = prompty_config::Config::load(&path, &host)
+                .map_err(|e| Failure::Message(format!("{e} [{}]", e.code().id)))?;
+            allowed.extend(config.allowed_key_vars().iter().cloned());
+        }
+        Ok(Settings { provider: Some(provider), base_url: self.base_url.clone(), allowed_key_vars: allowed })
+    }
+
     /// The endpoint of a compiled request, checked against the trust policy.
     pub(crate) fn endpoint(&self, file: &Path, renderer: &Renderer, compiled: &Compiled) -> Result<Endpoint, Failure> {
-        let settings = Settings { provider: Some(compiled.provider), base_url: self.base_url.clone() };
+        let settings = self.settings(compiled.provider)?;
         let endpoint =
             prompty_client::resolve(renderer.prompt(), &settings, &cli_host()).map_err(|e| client_failure(file, &e))?;
         if let Some(var) = &endpoint.missing_key {
@@ -93,7 +121,7 @@ pub(crate) enum RunFormat {
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Endpoint: --base-url, else OPENAI_BASE_URL / AZURE_OPENAI_ENDPOINT / ANTHROPIC_BASE_URL, else the prompt's model.connection.endpoint (refused unless listed in PROMPTY_TRUSTED_ENDPOINTS), else the provider's public API.\nKeys: OPENAI_API_KEY, AZURE_OPENAI_API_KEY, ANTHROPIC_API_KEY, or the prompt's connection key.\nExit status: 0 success; 1 the request failed (after retries) or the answer could not be read; 2 usage or I/O failure."
+    after_help = "Endpoint: --base-url, else OPENAI_BASE_URL / AZURE_OPENAI_ENDPOINT / ANTHROPIC_BASE_URL, else the prompt's model.connection.endpoint (refused unless listed in PROMPTY_TRUSTED_ENDPOINTS), else the provider's public API.\nKeys: OPENAI_API_KEY, AZURE_OPENAI_API_KEY, ANTHROPIC_API_KEY, or the prompt's connection key (a `${env:NAME}` key other than the provider's own only with --allow-key-var NAME).\nExit status: 0 success; 1 the request failed (after retries) or the answer could not be read; 2 usage or I/O failure."
 )]
 pub(crate) struct RunArgs {
     /// The .prompty file.
@@ -181,18 +209,20 @@ async fn send(
     if !event_stream {
         // A server that ignores `stream: true` answers with the whole response.
         let body = crate::http::read_body(response).await.map_err(SendError)?;
-        return serde_json::from_slice(&body)
-            .map(|v| (v, false))
-            .map_err(|e| SendError(format!("the answer is not JSON ({e})")));
+        let mut v: Value =
+            serde_json::from_slice(&body).map_err(|e| SendError(format!("the answer is not JSON ({e})")))?;
+        endpoint.redact_json(&mut v);
+        return Ok((v, false));
     }
     let mut decoder = SseDecoder::new();
     let mut assembler = Assembler::new(endpoint.wire);
+    let mut redactor = endpoint.stream_redactor();
     let mut out = std::io::stdout();
     let broke = |e: String| SendError(endpoint.redact(&format!("the stream broke off: {e}")));
     while let Some(chunk) = response.chunk().await.map_err(|e| broke(e.to_string()))? {
         for event in decoder.feed(&chunk).map_err(|e| broke(e.to_string()))? {
             if let Some(text) = assembler.push(&event).map_err(|e| SendError(endpoint.redact(&e.to_string())))? {
-                let _ = out.write_all(text.as_bytes());
+                let _ = out.write_all(redactor.push(&text).as_bytes());
                 let _ = out.flush();
             }
         }
@@ -200,9 +230,12 @@ async fn send(
     if let Some(event) = decoder.finish()
         && let Some(text) = assembler.push(&event).map_err(|e| SendError(endpoint.redact(&e.to_string())))?
     {
-        let _ = out.write_all(text.as_bytes());
+        let _ = out.write_all(redactor.push(&text).as_bytes());
     }
-    Ok((assembler.response(), true))
+    let _ = out.write_all(redactor.finish().as_bytes());
+    let mut v = assembler.response();
+    endpoint.redact_json(&mut v);
+    Ok((v, true))
 }
 
 fn print_result(r: &ProcessResult, format: RunFormat, streamed: bool) -> std::io::Result<()> {

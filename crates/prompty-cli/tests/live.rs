@@ -272,7 +272,44 @@ fn retries_honour_retry_after_and_exhausted_rows_get_an_error_record() {
     let summary: Value = serde_json::from_str(&dir.read("summary.json")).unwrap_or_default();
     assert_eq!(summary["requests"]["retried"], 8);
     assert_eq!(summary["requests"]["sent"], 13);
-    assert!(!out.stderr.contains(KEY) && !out.stdout.contains(KEY));
+    assert!(!unwrapped(&out.stderr).contains(KEY) && !out.stdout.contains(KEY));
+}
+
+/// A `retry-after-ms` too large for a duration, on a good answer or a 429, neither panics
+/// `run` nor loses `eval`'s row: the answer is used, or the row fails with the wait named.
+#[test]
+fn a_huge_retry_after_ms_is_capped_not_a_crash() {
+    let server = Server::start(|r, _| {
+        if user_text(r).contains("limited") {
+            return Reply::json(429, &json!({"error": {"message": "rate limited"}})).header("retry-after-ms", "1e30");
+        }
+        let text = if r.json()["messages"][0]["role"] == "system" { "{\"score\": 4}" } else { "Hello!" };
+        Reply::json(200, &chat_completion(text)).header("retry-after-ms", "1e30")
+    });
+    let dir = Dir::new("huge-retry");
+    dir.write("greet.prompty", GREET);
+    dir.write("judge.prompty", JUDGE);
+    dir.write("rows.jsonl", &rows(&["fine".to_owned(), "limited".to_owned()]));
+    let base = server.url("/v1");
+    let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &base], &key_env());
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "Hello!\n"), "{}", out.stderr);
+    let out = prompty(
+        &dir.path,
+        &["eval", "judge.prompty", "--data", "rows.jsonl", "--judge", "--base-url", &base],
+        &key_env(),
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let results = lines(&out.stdout);
+    assert_eq!(results.len(), 2, "{}", out.stdout);
+    assert_eq!(results[0]["score"], 4.0);
+    let error = results[1]["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        error.contains(
+            "HTTP 429: rate limited; the server asked to wait 1000000000 s, more than the 120 s this run waits"
+        ),
+        "{error}"
+    );
+    assert_eq!(server.count(), 3, "a wait past the limit is not retried");
 }
 
 #[test]
@@ -302,7 +339,15 @@ fn the_cache_answers_a_second_run_with_zero_requests_and_holds_no_key() {
     let second = prompty(&dir.path, &args, &key_env());
     assert_eq!(second.code, Some(0), "{}", second.stderr);
     assert_eq!(server.count(), 5, "an identical second run sends nothing");
-    assert_eq!(first.stdout, second.stdout);
+    // The same results, each marked as answered from the cache.
+    let marked: Vec<Value> = lines(&first.stdout)
+        .into_iter()
+        .map(|mut r| {
+            r["cached"] = json!(true);
+            r
+        })
+        .collect();
+    assert_eq!(marked, lines(&second.stdout));
     let summary: Value = serde_json::from_str(&dir.read("summary.json")).unwrap_or_default();
     assert_eq!(summary["requests"], json!({"sent": 0, "retried": 0, "cached": 5}));
     // Cache files hold the request body and the response, never a header or a key.
@@ -326,6 +371,155 @@ fn the_cache_answers_a_second_run_with_zero_requests_and_holds_no_key() {
         }
     }
     assert_eq!(files, 5);
+}
+
+/// A cache entry is checked against what it claims: one holding another request (a file
+/// moved or forged under a key anyone can compute) is a miss with a warning. Rows answered
+/// from the cache say `"cached": true`. With `PROMPTY_CACHE_KEY`, entries carry an HMAC
+/// under that key: an edited answer, or an entry written without the key, is not used.
+#[test]
+fn poisoned_cache_entries_are_refused_and_cached_rows_are_marked() {
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("cache-poison");
+    dir.write("judge.prompty", JUDGE);
+    dir.write("rows.jsonl", &rows(&["a score=5".to_owned(), "b score=2".to_owned()]));
+    let base = server.url("/v1");
+    let args = ["eval", "judge.prompty", "--data", "rows.jsonl", "--judge", "--base-url", &base, "--cache", "cache"];
+    let first = prompty(&dir.path, &args, &key_env());
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    assert!(lines(&first.stdout).iter().all(|r| r.get("cached").is_none()), "{}", first.stdout);
+    let entries = cache_entries(&dir.path.join("cache"));
+    assert_eq!(entries.len(), 2);
+    let read = |p: &PathBuf| std::fs::read_to_string(p).unwrap_or_default();
+    // Row 1's entry swapped in for row 2's: its request is not the one being sent.
+    let (a, b) = (read(&entries[0]), read(&entries[1]));
+    std::fs::write(&entries[1], &a).expect("write");
+    let second = prompty(&dir.path, &args, &key_env());
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert_eq!(server.count(), 3, "the swapped entry was a miss");
+    let want = format!(
+        "warning: --cache: {}: the entry holds another request than the one being sent; the request is sent",
+        entries[1].strip_prefix(&dir.path).unwrap_or(&entries[1]).display()
+    );
+    assert!(second.stderr.contains(&want), "{}", second.stderr);
+    let results = lines(&second.stdout);
+    assert_eq!(results.iter().map(|r| r["score"].as_f64()).collect::<Vec<_>>(), [Some(5.0), Some(2.0)]);
+    let cached: Vec<Option<bool>> = results.iter().map(|r| r["cached"].as_bool()).collect();
+    assert_eq!(cached.iter().filter(|c| **c == Some(true)).count(), 1, "{}", second.stdout);
+    assert!(second.stderr.contains("1 from cache"), "{}", second.stderr);
+    assert_eq!(read(&entries[1]), b, "the entry was rewritten with its own request");
+
+    // Under an integrity key: entries written without it are not used, and are rewritten.
+    let keyed = [("OPENAI_API_KEY", KEY), ("PROMPTY_CACHE_KEY", "ci-secret-kept-outside")];
+    let third = prompty(&dir.path, &args, &keyed);
+    assert_eq!(third.code, Some(0), "{}", third.stderr);
+    assert_eq!(server.count(), 5);
+    assert_eq!(third.stderr.matches("the entry's mac does not match the integrity key").count(), 2, "{}", third.stderr);
+    // An answer edited in place (a better score) no longer matches its mac.
+    let low = entries.iter().find(|p| read(p).contains("\\\"score\\\": 2")).cloned().unwrap_or_default();
+    let forged = read(&low).replace("\\\"score\\\": 2", "\\\"score\\\": 5");
+    assert_ne!(forged, read(&low));
+    std::fs::write(&low, &forged).expect("write");
+    let fourth = prompty(&dir.path, &args, &keyed);
+    assert_eq!(fourth.code, Some(0), "{}", fourth.stderr);
+    assert_eq!(server.count(), 6, "the forged entry was sent again");
+    assert_eq!(
+        fourth.stderr.matches("the entry's mac does not match the integrity key").count(),
+        1,
+        "{}",
+        fourth.stderr
+    );
+    let results = lines(&fourth.stdout);
+    assert_eq!(results.iter().map(|r| r["score"].as_f64()).collect::<Vec<_>>(), [Some(5.0), Some(2.0)]);
+    let out = prompty(&dir.path, &args, &[("OPENAI_API_KEY", KEY), ("PROMPTY_CACHE_KEY", " ")]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(unwrapped(&out.stderr).contains("PROMPTY_CACHE_KEY is set but empty"), "{}", out.stderr);
+}
+
+/// The entry files under a cache folder, sorted.
+fn cache_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for shard in std::fs::read_dir(dir).expect("cache dir").flatten() {
+        for e in std::fs::read_dir(shard.path()).into_iter().flatten().flatten() {
+            out.push(e.path());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Cache entries are read only as regular files: an entry linked to `/dev/zero`, a FIFO
+/// and a shard folder linked elsewhere are each refused with a warning naming the path
+/// (the request is sent again), never read to exhaustion, waited on or written through.
+#[cfg(unix)]
+#[test]
+fn cache_entries_that_are_links_fifos_or_in_linked_folders_are_refused() {
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("cache-kinds");
+    dir.write("judge.prompty", JUDGE);
+    dir.write("rows.jsonl", &rows(&(1..=6).map(|i| format!("row {i} score=3")).collect::<Vec<_>>()));
+    let base = server.url("/v1");
+    let args = ["eval", "judge.prompty", "--data", "rows.jsonl", "--judge", "--base-url", &base, "--cache", "cache"];
+    let first = prompty(&dir.path, &args, &key_env());
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let entries = cache_entries(&dir.path.join("cache"));
+    assert_eq!(entries.len(), 6);
+    let shard = |p: &PathBuf| p.parent().map(Path::to_path_buf).unwrap_or_default();
+    // Three entries in three different shard folders.
+    let mut picked: Vec<PathBuf> = Vec::new();
+    for e in &entries {
+        if picked.iter().all(|p| shard(p) != shard(e)) && picked.len() < 3 {
+            picked.push(e.clone());
+        }
+    }
+    assert_eq!(picked.len(), 3, "{entries:?}");
+    let rel = |p: &Path| p.strip_prefix(&dir.path).map(Path::to_path_buf).unwrap_or_default();
+    std::fs::remove_file(&picked[0]).expect("remove");
+    std::os::unix::fs::symlink("/dev/zero", &picked[0]).expect("symlink");
+    std::fs::remove_file(&picked[1]).expect("remove");
+    let made = Command::new("mkfifo").arg(&picked[1]).status().expect("mkfifo");
+    assert!(made.success());
+    let linked = shard(&picked[2]);
+    let in_linked = entries.iter().filter(|e| shard(e) == linked).count();
+    let outside = dir.path.join("outside");
+    std::fs::rename(&linked, &outside).expect("move the shard");
+    std::os::unix::fs::symlink(&outside, &linked).expect("symlink");
+    let outside_before: Vec<_> = std::fs::read_dir(&outside).expect("outside").flatten().map(|e| e.path()).collect();
+    let second = prompty(&dir.path, &args, &key_env());
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    let unmarked = |text: &str| -> Vec<Value> {
+        lines(text)
+            .into_iter()
+            .map(|mut r| {
+                r.as_object_mut().map(|o| o.remove("cached"));
+                r
+            })
+            .collect()
+    };
+    assert_eq!(unmarked(&first.stdout), unmarked(&second.stdout), "the refused entries were answered again");
+    assert_eq!(server.count(), 6 + 2 + in_linked);
+    for want in [
+        format!(
+            "warning: --cache: {}: the cache entry is a symbolic link; cache entries are never read or written through links (replace it with a regular cache entry); the request is sent",
+            rel(&picked[0]).display()
+        ),
+        format!("warning: --cache: {}: not a regular file; the request is sent", rel(&picked[1]).display()),
+        format!(
+            "warning: --cache: {}: the cache folder is a symbolic link; cache entries are never read or written through links (replace it with a regular cache folder); the request is sent",
+            rel(&linked).display()
+        ),
+        format!(
+            "warning: --cache: {}: the cache folder is a symbolic link; cache entries are never read or written through links (replace it with a regular cache folder); this answer is not cached",
+            rel(&linked).display()
+        ),
+    ] {
+        assert!(second.stderr.contains(&want), "{want}\n{}", second.stderr);
+    }
+    let outside_after: Vec<_> = std::fs::read_dir(&outside).expect("outside").flatten().map(|e| e.path()).collect();
+    assert_eq!(outside_before, outside_after, "nothing was written through the linked folder");
+    // The link and the FIFO were replaced by regular entries (the rename replaces the link).
+    assert!(std::fs::symlink_metadata(&picked[0]).is_ok_and(|m| m.is_file()));
+    assert!(std::fs::symlink_metadata(&picked[1]).is_ok_and(|m| m.is_file()));
 }
 
 #[test]
@@ -369,7 +563,7 @@ fn ctrl_c_writes_the_finished_rows_in_order_and_a_rerun_sends_only_the_rest() {
     assert!(killed.success());
     let out = finish(child);
     assert_eq!(out.code, Some(130), "{}", out.stderr);
-    assert!(out.stderr.contains("interrupted: 3 row(s) written"), "{}", out.stderr);
+    assert!(unwrapped(&out.stderr).contains("interrupted: 3 row(s) written"), "{}", out.stderr);
     let done = lines(&dir.read("results.jsonl"));
     assert_eq!(done.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3]);
     let before = server.count();
@@ -418,7 +612,7 @@ fn sigterm_writes_the_finished_rows_and_leaves_no_temporary_file() {
     assert!(killed.success());
     let out = finish(child);
     assert_eq!(out.code, Some(130), "{}", out.stderr);
-    assert!(out.stderr.contains("interrupted: 2 row(s) written"), "{}", out.stderr);
+    assert!(unwrapped(&out.stderr).contains("interrupted: 2 row(s) written"), "{}", out.stderr);
     let done = lines(&dir.read("results.jsonl"));
     assert_eq!(done.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2]);
     let left: Vec<String> = std::fs::read_dir(&dir.path)
@@ -460,7 +654,11 @@ fn a_prompt_naming_its_own_endpoint_gets_no_request_until_trusted() {
             "{}",
             out.stderr
         );
-        assert!(out.stderr.contains("PROMPTY_TRUSTED_ENDPOINTS") && !out.stderr.contains(KEY), "{}", out.stderr);
+        assert!(
+            unwrapped(&out.stderr).contains("PROMPTY_TRUSTED_ENDPOINTS") && !unwrapped(&out.stderr).contains(KEY),
+            "{}",
+            out.stderr
+        );
         assert!(out.stdout.is_empty());
     }
     // Another port on the same host is another endpoint.
@@ -483,6 +681,149 @@ fn a_prompt_naming_its_own_endpoint_gets_no_request_until_trusted() {
     assert!(server.requests().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
 }
 
+/// A prompt that names another variable as its key (`apiKey: ${env:GITHUB_TOKEN}`) sends it
+/// only when the user allows that variable (`--allow-key-var`, `[run] allow-key-vars` in the
+/// prompty.toml of the current folder); a provider's public API is trusted for that
+/// provider only.
+#[test]
+fn a_prompt_sends_only_key_variables_the_user_allows() {
+    let server = Server::start(|_, _| Reply::json(200, &chat_completion("Hello!")));
+    let dir = Dir::new("key-var");
+    let token = "ghp-not-for-this-endpoint-0123456789";
+    dir.write(
+        "greet.prompty",
+        &GREET.replace(
+            "  id: chat-model\n",
+            "  id: chat-model\n  connection:\n    kind: key\n    apiKey: ${env:GITHUB_TOKEN}\n",
+        ),
+    );
+    dir.write(
+        "judge.prompty",
+        &JUDGE.replace(
+            "  id: judge-model\n",
+            "  id: judge-model\n  connection:\n    kind: key\n    apiKey: ${env:GITHUB_TOKEN}\n",
+        ),
+    );
+    dir.write("rows.jsonl", &rows(&["x score=4".to_owned()]));
+    let base = server.url("/v1");
+    let env = [("GITHUB_TOKEN", token), ("OPENAI_API_KEY", KEY)];
+    let refused = "model.connection.apiKey is `${env:GITHUB_TOKEN}`, which is not openai's key variable OPENAI_API_KEY: no request was made. A prompt file chooses which variable is sent as its key, so only OPENAI_API_KEY or a variable you allow is sent: pass --allow-key-var GITHUB_TOKEN, or list it in prompty.toml (`[run]` `allow-key-vars = [\"GITHUB_TOKEN\"]`)";
+    for args in [
+        &["run", "greet.prompty", "--base-url", &base][..],
+        &["eval", "judge.prompty", "--data", "rows.jsonl", "--judge", "--base-url", &base][..],
+    ] {
+        let out = prompty(&dir.path, args, &env);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(unwrapped(&out.stderr).contains(refused), "{args:?}: {}", out.stderr);
+        assert!(!unwrapped(&out.stderr).contains(token) && out.stdout.is_empty(), "{}", out.stderr);
+    }
+    assert_eq!(server.count(), 0, "no request without the user's leave");
+    let out =
+        prompty(&dir.path, &["run", "greet.prompty", "--base-url", &base, "--allow-key-var", "GITHUB_TOKEN"], &env);
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "Hello!\n"), "{}", out.stderr);
+    dir.write("prompty.toml", "[run]\nallow-key-vars = [\"GITHUB_TOKEN\"]\n");
+    let out =
+        prompty(&dir.path, &["eval", "judge.prompty", "--data", "rows.jsonl", "--judge", "--base-url", &base], &env);
+    assert_ne!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(server.count(), 2);
+    assert!(server.requests().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {token}"))));
+    let out = prompty(&dir.path, &["run", "greet.prompty", "--allow-key-var", "GITHUB-TOKEN"], &env);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        unwrapped(&out.stderr).contains("--allow-key-var `GITHUB-TOKEN`: not an environment variable name"),
+        "{}",
+        out.stderr
+    );
+    // Anthropic's public API is no endpoint for an OpenAI request and its key.
+    dir.write("cross.prompty", &trusted_prompt("https://api.anthropic.com"));
+    let out = prompty(&dir.path, &["run", "cross.prompty"], &key_env());
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        unwrapped(&out.stderr)
+            .contains("names the endpoint https://api.anthropic.com:443, which is not trusted: no request was made"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Endpoints from the environment (`OPENAI_BASE_URL`, or `${env:NAME}` in the prompt) are
+/// named by their variable in every message of `run` and `eval`: a key set in the wrong
+/// variable, or a token in a URL's path, is never printed.
+#[test]
+fn endpoint_values_from_the_environment_are_never_printed() {
+    let secret = "sk-live-endpoint-secret-0123456789";
+    let dir = Dir::new("env-endpoint");
+    dir.write("greet.prompty", GREET);
+    dir.write("env.prompty", &trusted_prompt("${env:MY_ENDPOINT}"));
+    dir.write("judge.prompty", JUDGE);
+    dir.write(
+        "env-judge.prompty",
+        &JUDGE.replace(
+            "  id: judge-model\n",
+            "  id: judge-model\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}\n",
+        ),
+    );
+    dir.write("rows.jsonl", &rows(&["x score=4".to_owned()]));
+    // A port nothing listens on, with a token in the path.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr");
+    let token_url = format!("http://{closed}/{secret}/v1");
+    let eval = |file: &'static str| vec!["eval", file, "--data", "rows.jsonl", "--judge", "--max-retries", "0"];
+    let run = |file: &'static str| vec!["run", file, "--max-retries", "0"];
+    let not_url = "is not an http:// or https:// URL (relative URL without a base)";
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, i32, String);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            run("greet.prompty"),
+            vec![("OPENAI_BASE_URL", secret), ("OPENAI_API_KEY", KEY)],
+            2,
+            format!("OPENAI_BASE_URL: `${{env:OPENAI_BASE_URL}}` {not_url}"),
+        ),
+        (
+            eval("judge.prompty"),
+            vec![("OPENAI_BASE_URL", secret), ("OPENAI_API_KEY", KEY)],
+            2,
+            format!("OPENAI_BASE_URL: `${{env:OPENAI_BASE_URL}}` {not_url}"),
+        ),
+        (
+            run("env.prompty"),
+            vec![("MY_ENDPOINT", secret), ("OPENAI_API_KEY", KEY)],
+            2,
+            format!("model.connection.endpoint: `${{env:MY_ENDPOINT}}` {not_url}"),
+        ),
+        (
+            eval("env-judge.prompty"),
+            vec![("MY_ENDPOINT", secret), ("OPENAI_API_KEY", KEY)],
+            2,
+            format!("model.connection.endpoint: `${{env:MY_ENDPOINT}}` {not_url}"),
+        ),
+        (
+            run("env.prompty"),
+            vec![("MY_ENDPOINT", &token_url), ("OPENAI_API_KEY", KEY)],
+            1,
+            "${env:MY_ENDPOINT}/chat/completions: cannot connect".to_owned(),
+        ),
+        (
+            eval("env-judge.prompty"),
+            vec![("MY_ENDPOINT", &token_url), ("OPENAI_API_KEY", KEY)],
+            1,
+            "${env:MY_ENDPOINT}/chat/completions: cannot connect".to_owned(),
+        ),
+        (
+            run("greet.prompty"),
+            vec![("OPENAI_BASE_URL", &token_url), ("OPENAI_API_KEY", KEY)],
+            1,
+            "${env:OPENAI_BASE_URL}/chat/completions: cannot connect".to_owned(),
+        ),
+    ];
+    for (args, env, code, want) in cases {
+        let out = prompty(&dir.path, &args, &env);
+        assert_eq!(out.code, Some(code), "{args:?}: {}", out.stderr);
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert!(unwrapped(&all).contains(&want), "{args:?}: {want}\n{all}");
+        assert!(!all.contains(secret) && !all.contains(KEY), "{args:?}: {all}");
+    }
+}
+
 #[test]
 fn redirects_are_not_followed_so_a_key_never_reaches_another_host() {
     let elsewhere = Server::start(|_, _| Reply::json(200, &chat_completion("stolen")));
@@ -492,7 +833,7 @@ fn redirects_are_not_followed_so_a_key_never_reaches_another_host() {
     dir.write("greet.prompty", GREET);
     let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &server.url("/v1")], &key_env());
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains("redirects are not followed"), "{}", out.stderr);
+    assert!(unwrapped(&out.stderr).contains("redirects are not followed"), "{}", out.stderr);
     assert_eq!(server.count(), 1);
     assert_eq!(elsewhere.count(), 0, "the redirect target got nothing");
 }
@@ -567,7 +908,7 @@ fn an_unset_key_variable_is_needed_only_by_an_endpoint_that_wants_it() {
     let out = prompty(&dir.path, &["run", "keyed.prompty", "--base-url", &server.url("/v1")], &[]);
     assert_eq!((out.code, out.stdout.as_str()), (Some(0), "Hello, Ada!\n"), "{}", out.stderr);
     assert!(
-        out.stderr.contains("the prompt's API key is `${env:PROMPTY_TEST_UNSET_KEY}`, and PROMPTY_TEST_UNSET_KEY is not set: requests go without a key"),
+        unwrapped(&out.stderr).contains("the prompt's API key is `${env:PROMPTY_TEST_UNSET_KEY}`, and PROMPTY_TEST_UNSET_KEY is not set: requests go without a key"),
         "{}",
         out.stderr
     );
@@ -583,7 +924,7 @@ fn an_unset_key_variable_is_needed_only_by_an_endpoint_that_wants_it() {
     );
     let out = prompty(&dir.path, &["run", "keyed.prompty", "--require-env", "--base-url", &server.url("/v1")], &[]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
-    assert!(out.stderr.contains("P020"), "{}", out.stderr);
+    assert!(unwrapped(&out.stderr).contains("P020"), "{}", out.stderr);
     assert_eq!(server.count(), 1, "no request without the key where one is needed");
 }
 
@@ -597,9 +938,75 @@ fn keys_echoed_by_an_endpoint_are_hidden_in_errors() {
     dir.write("greet.prompty", GREET);
     let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &server.url("/v1")], &key_env());
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains("HTTP 401: Incorrect API key provided: <OPENAI_API_KEY>"), "{}", out.stderr);
-    assert!(!out.stderr.contains(KEY));
+    assert!(
+        unwrapped(&out.stderr).contains("HTTP 401: Incorrect API key provided: <OPENAI_API_KEY>"),
+        "{}",
+        out.stderr
+    );
+    assert!(!unwrapped(&out.stderr).contains(KEY));
     assert_eq!(server.count(), 1, "401 is not retried");
+}
+
+/// An endpoint that echoes the credential header (`Authorization`, `api-key`, `x-api-key`)
+/// in a good answer gets the key written nowhere: not in `run`'s output, `--output`, the
+/// summary or any cache entry; the key as set (with trailing spaces) and trimmed both count.
+#[test]
+fn keys_echoed_in_answers_are_redacted_everywhere() {
+    let server = Server::start(|r, _| {
+        let echoed =
+            ["authorization", "api-key", "x-api-key"].iter().filter_map(|h| r.header(h)).collect::<Vec<_>>().join(" ");
+        if r.path == "/v1/messages" {
+            return Reply::json(200, &anthropic_message(&format!("you sent {echoed}")));
+        }
+        let judged = r.json()["messages"][0]["role"] == "system";
+        let text = if judged {
+            json!({"score": 4, "reason": format!("key {echoed}")}).to_string()
+        } else {
+            format!("you sent {echoed}")
+        };
+        Reply::json(200, &chat_completion(&text))
+    });
+    let dir = Dir::new("echo-answer");
+    dir.write("greet.prompty", GREET);
+    dir.write("judge.prompty", JUDGE);
+    dir.write("rows.jsonl", &rows(&["x".to_owned()]));
+    let padded = format!("{KEY}  ");
+    let env = [("OPENAI_API_KEY", padded.as_str()), ("ANTHROPIC_API_KEY", KEY)];
+    let base = server.url("/v1");
+    let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &base], &env);
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "you sent Bearer <OPENAI_API_KEY>\n"), "{}", out.stderr);
+    let out = prompty(&dir.path, &["run", "greet.prompty", "--base-url", &base, "--format", "json"], &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("you sent Bearer <OPENAI_API_KEY>") && !out.stdout.contains(KEY), "{}", out.stdout);
+    let out =
+        prompty(&dir.path, &["run", "greet.prompty", "--provider", "anthropic", "--base-url", &server.url("")], &env);
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), "you sent <ANTHROPIC_API_KEY>\n"), "{}", out.stderr);
+    let args = [
+        "eval",
+        "judge.prompty",
+        "--data",
+        "rows.jsonl",
+        "--judge",
+        "--base-url",
+        &base,
+        "--cache",
+        "cache",
+        "--output",
+        "results.jsonl",
+        "--summary-json",
+        "summary.json",
+    ];
+    let out = prompty(&dir.path, &args, &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let results = lines(&dir.read("results.jsonl"));
+    assert_eq!(results[0]["reason"], "key Bearer <OPENAI_API_KEY>", "{results:?}");
+    let mut written = vec![out.stdout, out.stderr, dir.read("results.jsonl"), dir.read("summary.json")];
+    written
+        .extend(cache_entries(&dir.path.join("cache")).iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()));
+    assert_eq!(written.len(), 5);
+    for text in written {
+        assert!(!text.contains(KEY), "the key was written: {text}");
+    }
 }
 
 #[test]
@@ -639,7 +1046,7 @@ fn batch_files_and_their_results_scored_in_data_order() {
     assert_eq!(scored.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(scored.iter().map(|r| r["score"].as_f64()).collect::<Vec<_>>(), [Some(5.0), Some(4.0), None, Some(2.0)]);
     assert!(scored[2]["error"]["message"].as_str().unwrap_or_default().contains("HTTP 500: boom"));
-    assert!(out.stderr.contains("1 result(s) match no data row"), "{}", out.stderr);
+    assert!(unwrapped(&out.stderr).contains("1 result(s) match no data row"), "{}", out.stderr);
     // A row whose request changed since the batch was made is not scored with an old answer.
     dir.write("rows.jsonl", &rows(&["row 1 changed".to_owned(), texts[1].clone(), texts[2].clone(), texts[3].clone()]));
     let out =

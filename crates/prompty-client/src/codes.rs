@@ -10,5 +10,6 @@ prompty_syntax::define_codes! {
     UNSET_VARIABLE = "PC005", "unset-connection-variable", Error, "A connection setting the request needs comes from an environment variable that is not set.";
     UNSUPPORTED = "PC006", "unsupported-request", Error, "The provider or API cannot be sent by this client.";
     BAD_REPLY = "PC007", "bad-reply-line", Error, "A batch result line or a streamed event is not what the provider writes.";
+    KEY_VARIABLE_NOT_ALLOWED = "PC008", "key-variable-not-allowed", Error, "The prompt takes its API key from a variable other than the provider's own, and the user has not allowed it.";
     REQUEST_FAILED = "PC101", "request-failed", Error, "The request was sent and failed: no connection, an HTTP error after the retries, an answer that is not JSON, a stream that broke off, or an interrupt.";
 }

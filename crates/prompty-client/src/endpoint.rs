@@ -4,15 +4,17 @@
 //! (`OPENAI_BASE_URL`, `AZURE_OPENAI_ENDPOINT`, `ANTHROPIC_BASE_URL`), the prompt's
 //! `model.connection.endpoint` (v1: `model.configuration.azure_endpoint` or `base_url`),
 //! then the provider's public API. An endpoint the prompt writes literally is trusted only
-//! when it is one the user named: the value of one of those environment variables, an
-//! entry of `PROMPTY_TRUSTED_ENDPOINTS`, or the provider's public API; compared by scheme,
-//! host and port. An endpoint the prompt takes from `${env:NAME}` was named by the user's
+//! when it is one the user named for that provider: the value of its endpoint variable, an
+//! entry of `PROMPTY_TRUSTED_ENDPOINTS`, or its public API; compared by scheme, host and
+//! port. A prompt's key from `${env:NAME}` is sent only when `NAME` is the provider's own
+//! key variable or one the user allows ([`Settings::allowed_key_vars`]). An endpoint the prompt takes from `${env:NAME}` was named by the user's
 //! environment and is trusted. An untrusted endpoint is an error: no request is made.
 
 use std::fmt;
 
 use prompty_syntax::{Host, Prompt};
 use prompty_wire::Provider;
+use serde_json::Value;
 use url::Url;
 
 use crate::error::Error;
@@ -79,8 +81,6 @@ impl Wire {
             Wire::Anthropic => Some("https://api.anthropic.com"),
         }
     }
-
-    const ALL: [Wire; 3] = [Wire::OpenAi, Wire::Azure, Wire::Anthropic];
 }
 
 /// Where the endpoint came from.
@@ -157,15 +157,117 @@ impl Endpoint {
         origin_of(&self.base)
     }
 
-    /// `text` with every occurrence of the key replaced by its source (`<OPENAI_API_KEY>`):
-    /// for error bodies and messages that might echo it.
-    pub fn redact(&self, text: &str) -> String {
-        match &self.key {
-            Some(k) if !k.value.is_empty() && text.contains(k.value.as_str()) => {
-                text.replace(k.value.as_str(), &k.to_string())
+    /// `url` (one below this endpoint's base) as messages show it: without its query, and,
+    /// when the base came from an environment variable, with the base written as
+    /// `${env:NAME}`: the variable's value is never shown.
+    pub fn shown_url(&self, url: &Url) -> String {
+        let mut u = url.clone();
+        u.set_query(None);
+        let text = u.to_string();
+        match &self.source {
+            Source::Environment(var) => {
+                let base = self.base.as_str().trim_end_matches('/');
+                let rest = text.strip_prefix(base).filter(|r| r.is_empty() || r.starts_with('/')).unwrap_or("");
+                format!("${{env:{var}}}{rest}")
+            }
+            _ => text,
+        }
+    }
+
+    /// `text` with this endpoint's base URL, when it came from an environment variable,
+    /// written as `${env:NAME}`: for messages of lower layers that may quote the URL.
+    pub fn hide_base(&self, text: &str) -> String {
+        match &self.source {
+            Source::Environment(var) => {
+                let base = self.base.as_str().trim_end_matches('/');
+                if base.is_empty() { text.to_owned() } else { text.replace(base, &format!("${{env:{var}}}")) }
             }
             _ => text.to_owned(),
         }
+    }
+
+    /// The forms of the key an answer may echo: as given, and trimmed of whitespace (what a
+    /// server reads from the header), longest first; none empty.
+    fn key_forms(&self) -> Vec<&str> {
+        let Some(k) = &self.key else { return Vec::new() };
+        let mut forms = vec![k.value.as_str(), k.value.trim()];
+        forms.retain(|f| !f.is_empty());
+        forms.dedup();
+        forms
+    }
+
+    /// `text` with every occurrence of the key (as given, and trimmed) replaced by its
+    /// source (`<OPENAI_API_KEY>`): for answers, error bodies and messages that might echo it.
+    pub fn redact(&self, text: &str) -> String {
+        let Some(k) = &self.key else { return text.to_owned() };
+        let mut out = text.to_owned();
+        for form in self.key_forms() {
+            if out.contains(form) {
+                out = out.replace(form, &k.to_string());
+            }
+        }
+        out
+    }
+
+    /// Every string of `value` (object keys too) with the key replaced as [`Endpoint::redact`]
+    /// does: an answer that echoes the key is stored and shown without it.
+    pub fn redact_json(&self, value: &mut Value) {
+        if self.key_forms().is_empty() {
+            return;
+        }
+        match value {
+            Value::String(s) if self.key_forms().iter().any(|f| s.contains(f)) => *s = self.redact(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
+            Value::Object(map) => {
+                let echoed: Vec<String> =
+                    map.keys().filter(|k| self.key_forms().iter().any(|f| k.contains(f))).cloned().collect();
+                for k in echoed {
+                    if let Some(v) = map.remove(&k) {
+                        map.insert(self.redact(&k), v);
+                    }
+                }
+                map.values_mut().for_each(|v| self.redact_json(v));
+            }
+            _ => {}
+        }
+    }
+
+    /// A redactor for text that arrives in pieces (a streamed answer): a key split across
+    /// two pieces is still replaced.
+    pub fn stream_redactor(&self) -> StreamRedactor<'_> {
+        let hold = self.key_forms().iter().map(|f| f.len()).max().unwrap_or(0).saturating_sub(1);
+        StreamRedactor { endpoint: self, pending: String::new(), hold }
+    }
+}
+
+/// Redacts the key from text given in pieces: each [`StreamRedactor::push`] returns what is
+/// safe to show, holding back a tail that could be the start of the key.
+pub struct StreamRedactor<'a> {
+    endpoint: &'a Endpoint,
+    pending: String,
+    hold: usize,
+}
+
+impl StreamRedactor<'_> {
+    /// The next piece; what may be shown now.
+    pub fn push(&mut self, piece: &str) -> String {
+        self.pending.push_str(piece);
+        if self.hold == 0 {
+            return std::mem::take(&mut self.pending);
+        }
+        self.pending = self.endpoint.redact(&self.pending);
+        let mut cut = self.pending.len().saturating_sub(self.hold);
+        while !self.pending.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let rest = self.pending.split_off(cut);
+        std::mem::replace(&mut self.pending, rest)
+    }
+
+    /// The end of the text: what is still held back.
+    pub fn finish(&mut self) -> String {
+        let rest = std::mem::take(&mut self.pending);
+        self.endpoint.redact(&rest)
     }
 }
 
@@ -176,6 +278,9 @@ pub struct Settings {
     pub provider: Option<Provider>,
     /// `--base-url`.
     pub base_url: Option<String>,
+    /// Environment variables the user lets a prompt send as its key (`--allow-key-var`,
+    /// `[run] allow-key-vars`), besides the provider's own key variable.
+    pub allowed_key_vars: Vec<String>,
 }
 
 /// `scheme://host:port` of a URL, the port always written.
@@ -190,8 +295,19 @@ pub fn origin_of(url: &Url) -> String {
 /// Parses an endpoint URL given at `origin`: http or https, a host, no user name or
 /// password (a credential in a URL would be shown wherever the URL is), no fragment.
 pub fn parse_endpoint(origin: &str, text: &str) -> Result<Url, Error> {
+    parse_shown(origin, text, &shown_url(text))
+}
+
+/// Parses the endpoint URL the environment variable `var` holds: an error shows
+/// `${env:var}`, never the value (which may be a key set in the wrong variable, or a URL
+/// with a token in its path).
+pub fn parse_env_endpoint(origin: &str, var: &str, text: &str) -> Result<Url, Error> {
+    parse_shown(origin, text, &format!("${{env:{var}}}"))
+}
+
+fn parse_shown(origin: &str, text: &str, shown: &str) -> Result<Url, Error> {
     let bad =
-        |problem: &str| Error::BadUrl { origin: origin.to_owned(), url: shown_url(text), problem: problem.to_owned() };
+        |problem: &str| Error::BadUrl { origin: origin.to_owned(), url: shown.to_owned(), problem: problem.to_owned() };
     let url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("only http and https are supported"));
@@ -296,16 +412,17 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
     let (base, source) = if let Some(url) = &settings.base_url {
         (parse_endpoint("--base-url", url)?, Source::CommandLine)
     } else if let Some(url) = env(wire.base_url_var()) {
-        (parse_endpoint(wire.base_url_var(), &url)?, Source::Environment(wire.base_url_var().to_owned()))
+        let var = wire.base_url_var();
+        (parse_env_endpoint(var, var, &url)?, Source::Environment(var.to_owned()))
     } else if let Some(p) = prompt_endpoint {
         if let Some(var) = p.unset {
             return Err(Error::UnsetVariable { key: p.key, var });
         }
         match p.env {
-            Some(var) => (parse_endpoint(&format!("{} (${{env:{var}}})", p.key), &p.value)?, Source::Environment(var)),
+            Some(var) => (parse_env_endpoint(&p.key, &var, &p.value)?, Source::Environment(var)),
             None => {
                 let url = parse_endpoint(&p.key, &p.value)?;
-                if !is_trusted(&url, host)? {
+                if !is_trusted(&url, wire, host)? {
                     return Err(Error::UntrustedEndpoint {
                         file_key: p.key,
                         endpoint: origin_of(&url),
@@ -332,7 +449,20 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
                 missing_key = Some(var);
                 None
             }
-            Some(p) => Some(ApiKey::new(p.value, p.env.map_or(p.key, |v| v))),
+            Some(p) => {
+                if let Some(var) = &p.env
+                    && var != wire.key_var()
+                    && !settings.allowed_key_vars.iter().any(|a| a == var)
+                {
+                    return Err(Error::KeyVariableNotAllowed {
+                        key: p.key,
+                        var: var.clone(),
+                        provider: wire.name(),
+                        own: wire.key_var(),
+                    });
+                }
+                Some(ApiKey::new(p.value, p.env.map_or(p.key, |v| v)))
+            }
             None => env(wire.key_var()).map(|k| ApiKey::new(k, wire.key_var())),
         }
     };
@@ -346,19 +476,20 @@ pub fn resolve(prompt: &Prompt, settings: &Settings, host: &dyn Host) -> Result<
     Ok(Endpoint { wire, base, source, key, missing_key, api_version })
 }
 
-/// Whether an endpoint written in a prompt file is one the user named.
-fn is_trusted(url: &Url, host: &dyn Host) -> Result<bool, Error> {
+/// Whether an endpoint written in a prompt file is one the user named for requests of
+/// `wire`: the value of that provider's endpoint variable, that provider's public API, or an
+/// entry of `PROMPTY_TRUSTED_ENDPOINTS`. Another provider's public API is not trusted: an
+/// OpenAI request (and its key) never goes to Anthropic's API because a prompt says so.
+fn is_trusted(url: &Url, wire: Wire, host: &dyn Host) -> Result<bool, Error> {
     let origin = origin_of(url);
     let mut trusted: Vec<String> = Vec::new();
-    for wire in Wire::ALL {
-        if let Some(v) = host.env(wire.base_url_var())
-            && let Ok(u) = Url::parse(v.trim())
-        {
-            trusted.push(origin_of(&u));
-        }
-        if let Some(d) = wire.default_base().and_then(|d| Url::parse(d).ok()) {
-            trusted.push(origin_of(&d));
-        }
+    if let Some(v) = host.env(wire.base_url_var())
+        && let Ok(u) = Url::parse(v.trim())
+    {
+        trusted.push(origin_of(&u));
+    }
+    if let Some(d) = wire.default_base().and_then(|d| Url::parse(d).ok()) {
+        trusted.push(origin_of(&d));
     }
     if let Some(list) = host.env(TRUSTED_ENDPOINTS_VAR) {
         trusted.extend(trusted_origins(&list)?);
@@ -405,9 +536,12 @@ mod tests {
             let h = host(&[(TRUSTED_ENDPOINTS_VAR, list)]);
             assert!(matches!(resolve(&p, &Settings::default(), &h), Err(Error::UntrustedEndpoint { .. })), "{list}");
         }
-        // The same origin named by an environment variable of any provider.
+        // Another provider's endpoint variable names that provider's endpoint, not this one's.
         let h = host(&[("AZURE_OPENAI_ENDPOINT", "http://10.1.2.3:8080")]);
-        assert!(resolve(&p, &Settings::default(), &h).is_ok());
+        assert!(matches!(resolve(&p, &Settings::default(), &h), Err(Error::UntrustedEndpoint { .. })));
+        let azure = Settings { provider: Some(Provider::Azure), ..Settings::default() };
+        let h = host(&[("AZURE_OPENAI_ENDPOINT", "http://10.1.2.3:8080/")]);
+        assert_eq!(resolve(&p, &azure, &h).map(|e| e.source), Ok(Source::Environment("AZURE_OPENAI_ENDPOINT".into())));
     }
 
     #[test]
@@ -455,7 +589,8 @@ mod tests {
             "model:\n  id: m\n  provider: azure\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}\n    apiKey: ${env:MY_KEY}",
             &h,
         );
-        let e = resolve(&p, &Settings::default(), &h);
+        let allowed = Settings { allowed_key_vars: vec!["MY_KEY".into()], ..Settings::default() };
+        let e = resolve(&p, &allowed, &h);
         let e = e.unwrap_or_else(|err| panic!("{err}"));
         assert_eq!(e.source, Source::Environment("MY_ENDPOINT".into()));
         assert_eq!(e.redact("bad key abcdefghijkl!"), "bad key <MY_KEY>!");
@@ -463,6 +598,100 @@ mod tests {
         assert_eq!(e.key.as_ref().map(ApiKey::source), Some("MY_KEY"));
         assert_eq!(format!("{:?}", e.key), "Some(ApiKey(<MY_KEY>))");
         assert_eq!(e.api_version.as_deref(), Some(DEFAULT_AZURE_API_VERSION));
+    }
+
+    /// A prompt's key from a variable other than the provider's own is sent only when the
+    /// user allows that variable.
+    #[test]
+    fn key_variables_other_than_the_providers_need_allowing() {
+        let h = host(&[("GITHUB_TOKEN", "ghp-secret"), ("OPENAI_API_KEY", "sk-openai")]);
+        let p = prompt("model:\n  id: m\n  connection:\n    kind: key\n    apiKey: ${env:GITHUB_TOKEN}", &h);
+        let err = resolve(&p, &Settings::default(), &h).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(
+            err,
+            "model.connection.apiKey is `${env:GITHUB_TOKEN}`, which is not openai's key variable OPENAI_API_KEY: no request was made. A prompt file chooses which variable is sent as its key, so only OPENAI_API_KEY or a variable you allow is sent: pass --allow-key-var GITHUB_TOKEN, or list it in prompty.toml (`[run]` `allow-key-vars = [\"GITHUB_TOKEN\"]`)"
+        );
+        let allowed = Settings { allowed_key_vars: vec!["GITHUB_TOKEN".into()], ..Settings::default() };
+        let e = resolve(&p, &allowed, &h).map(|e| e.key.map(|k| k.source().to_owned()));
+        assert_eq!(e, Ok(Some("GITHUB_TOKEN".to_owned())));
+        // The provider's own variable needs no allowing; another provider's does.
+        let own = prompt("model:\n  id: m\n  connection:\n    kind: key\n    apiKey: ${env:OPENAI_API_KEY}", &h);
+        assert!(resolve(&own, &Settings::default(), &h).is_ok());
+        let h = host(&[("OPENAI_API_KEY", "sk-openai")]);
+        let other = prompt(
+            "model:\n  id: m\n  provider: anthropic\n  connection:\n    kind: key\n    apiKey: ${env:OPENAI_API_KEY}",
+            &h,
+        );
+        assert!(matches!(
+            resolve(&other, &Settings::default(), &h),
+            Err(Error::KeyVariableNotAllowed { own: "ANTHROPIC_API_KEY", .. })
+        ));
+    }
+
+    /// A provider's public API is trusted for that provider only.
+    #[test]
+    fn public_apis_are_trusted_for_their_own_provider() {
+        let h = host(&[("OPENAI_API_KEY", "sk-openai"), ("ANTHROPIC_API_KEY", "sk-ant")]);
+        let to = |provider: &str, endpoint: &str| {
+            let p = prompt(
+                &format!(
+                    "model:\n  id: m\n  provider: {provider}\n  connection:\n    kind: key\n    endpoint: {endpoint}"
+                ),
+                &h,
+            );
+            resolve(&p, &Settings::default(), &h).map(|e| e.origin())
+        };
+        assert_eq!(to("openai", "https://api.openai.com/v1"), Ok("https://api.openai.com:443".into()));
+        assert_eq!(to("anthropic", "https://api.anthropic.com"), Ok("https://api.anthropic.com:443".into()));
+        assert!(matches!(to("openai", "https://api.anthropic.com"), Err(Error::UntrustedEndpoint { .. })));
+        assert!(matches!(to("anthropic", "https://api.openai.com/v1"), Err(Error::UntrustedEndpoint { .. })));
+        assert!(matches!(to("azure", "https://api.openai.com/v1"), Err(Error::UntrustedEndpoint { .. })));
+    }
+
+    /// A bad endpoint from an environment variable is named by the variable, never quoted.
+    #[test]
+    fn env_endpoints_are_shown_as_references() {
+        let secret = "sk-live-0123456789abcdef";
+        let h = host(&[("OPENAI_BASE_URL", secret)]);
+        let p = prompt("model:\n  id: m", &h);
+        let err = resolve(&p, &Settings::default(), &h).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(
+            err,
+            "OPENAI_BASE_URL: `${env:OPENAI_BASE_URL}` is not an http:// or https:// URL (relative URL without a base)"
+        );
+        let h = host(&[("MY_ENDPOINT", secret)]);
+        let p = prompt("model:\n  id: m\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}", &h);
+        let err = resolve(&p, &Settings::default(), &h).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(
+            err,
+            "model.connection.endpoint: `${env:MY_ENDPOINT}` is not an http:// or https:// URL (relative URL without a base)"
+        );
+        let h = host(&[("MY_ENDPOINT", "http://10.0.0.1:9/tok-abc/v1")]);
+        let p = prompt("model:\n  id: m\n  connection:\n    kind: key\n    endpoint: ${env:MY_ENDPOINT}", &h);
+        let e = resolve(&p, &Settings::default(), &h).unwrap_or_else(|err| panic!("{err}"));
+        let url = Url::parse("http://10.0.0.1:9/tok-abc/v1/chat/completions?x=1").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(e.shown_url(&url), "${env:MY_ENDPOINT}/chat/completions");
+        assert_eq!(e.hide_base("error for http://10.0.0.1:9/tok-abc/v1/x"), "error for ${env:MY_ENDPOINT}/x");
+    }
+
+    /// A key echoed in an answer is replaced in its given and trimmed forms, in strings,
+    /// object keys and pieces of a stream.
+    #[test]
+    fn echoed_keys_are_redacted_in_every_form() {
+        let h = host(&[("OPENAI_API_KEY", "  sk-padded-0123456789\n")]);
+        let p = prompt("model:\n  id: m", &h);
+        let e = resolve(&p, &Settings { base_url: Some("http://h/v1".into()), ..Settings::default() }, &h)
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(e.redact("got sk-padded-0123456789."), "got <OPENAI_API_KEY>.");
+        assert_eq!(e.redact("got [  sk-padded-0123456789\n]"), "got [<OPENAI_API_KEY>]");
+        let mut v = serde_json::json!({"echo": ["Bearer sk-padded-0123456789"], "sk-padded-0123456789": 1});
+        e.redact_json(&mut v);
+        assert_eq!(v, serde_json::json!({"echo": ["Bearer <OPENAI_API_KEY>"], "<OPENAI_API_KEY>": 1}));
+        let mut r = e.stream_redactor();
+        let shown: String =
+            ["a sk-pad", "ded-01234", "56789 b", " sk-padded-0123456789"].iter().map(|p| r.push(p)).collect::<String>()
+                + &r.finish();
+        assert_eq!(shown, "a <OPENAI_API_KEY> b <OPENAI_API_KEY>");
     }
 
     #[test]
@@ -505,7 +734,8 @@ mod tests {
             ("OTHER_KEY", "sk-other"),
             (TRUSTED_ENDPOINTS_VAR, "https://a.openai.azure.com"),
         ]);
-        let e = resolve(&p, &Settings::default(), &h).unwrap_or_else(|err| panic!("{err}"));
+        let allowed = Settings { allowed_key_vars: vec!["AZURE_KEY".into()], ..Settings::default() };
+        let e = resolve(&p, &allowed, &h).unwrap_or_else(|err| panic!("{err}"));
         assert_eq!(e.base.as_str(), "https://a.openai.azure.com/");
         assert_eq!(e.key.as_ref().map(|k| k.source()), Some("AZURE_KEY"));
         assert_eq!(e.api_version.as_deref(), Some(DEFAULT_AZURE_API_VERSION));

@@ -30,6 +30,24 @@ pub enum Error {
         /// The environment variable that would name it for this provider.
         env_var: &'static str,
     },
+    /// The prompt's key comes from an environment variable that is not the provider's own
+    /// key variable, and the user has not allowed it.
+    #[error(
+        "{key} is `${{env:{var}}}`, which is not {provider}'s key variable {own}: no request was made. \
+         A prompt file chooses which variable is sent as its key, so only {own} or a variable you \
+         allow is sent: pass --allow-key-var {var}, or list it in prompty.toml \
+         (`[run]` `allow-key-vars = [\"{var}\"]`)"
+    )]
+    KeyVariableNotAllowed {
+        /// The front-matter key (`model.connection.apiKey`).
+        key: String,
+        /// The variable the prompt names.
+        var: String,
+        /// The provider's wire name.
+        provider: &'static str,
+        /// The provider's own key variable.
+        own: &'static str,
+    },
     /// An entry of `PROMPTY_TRUSTED_ENDPOINTS` is not a URL.
     #[error(
         "PROMPTY_TRUSTED_ENDPOINTS: entry {index} `{entry}` is not an http:// or https:// URL; \
@@ -78,6 +96,7 @@ impl Error {
             Self::UnsetVariable { .. } => codes::UNSET_VARIABLE,
             Self::Unsupported(_) => codes::UNSUPPORTED,
             Self::BadReply(_) => codes::BAD_REPLY,
+            Self::KeyVariableNotAllowed { .. } => codes::KEY_VARIABLE_NOT_ALLOWED,
         }
     }
 
@@ -103,6 +122,7 @@ mod tests {
             Error::UnsetVariable { key: "k".into(), var: "V".into() },
             Error::Unsupported("x".into()),
             Error::BadReply("x".into()),
+            Error::KeyVariableNotAllowed { key: "k".into(), var: "V".into(), provider: "openai", own: "O" },
         ];
         let mut seen = std::collections::HashSet::new();
         for e in &all {

@@ -43,7 +43,7 @@ pub mod request;
 pub mod retry;
 pub mod stream;
 
-pub use endpoint::{ApiKey, Endpoint, Settings, Source, TRUSTED_ENDPOINTS_VAR, Wire, resolve};
+pub use endpoint::{ApiKey, Endpoint, Settings, Source, StreamRedactor, TRUSTED_ENDPOINTS_VAR, Wire, resolve};
 pub use error::Error;
 pub use request::{HeaderValue, HttpRequest, build};
 pub use retry::{Decision, RetryPolicy};

@@ -46,18 +46,23 @@ pub fn retryable_status(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || (500..=599).contains(&status)
 }
 
+/// The longest wait read from a header, in seconds: anything longer is this long (past
+/// [`RetryPolicy::max_retry_after`] either way), so that no value can overflow a `Duration`.
+const MAX_HEADER_WAIT_SECS: f64 = 1e9;
+
 /// The wait a response asks for: `retry-after-ms` (milliseconds), else `retry-after` as
-/// seconds or as an HTTP date (`now_unix` is the current time in seconds since 1970).
+/// seconds or as an HTTP date (`now_unix` is the current time in seconds since 1970). Both
+/// numeric forms are capped at [`MAX_HEADER_WAIT_SECS`].
 pub fn retry_after<'a>(header: impl Fn(&str) -> Option<&'a str>, now_unix: u64) -> Option<Duration> {
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(Duration::from_secs_f64((ms / 1000.0).min(MAX_HEADER_WAIT_SECS)));
     }
     let value = header("retry-after")?.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)));
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(MAX_HEADER_WAIT_SECS)));
     }
     let at = parse_http_date(value)?;
     Some(Duration::from_secs(at.saturating_sub(now_unix)))
@@ -182,6 +187,27 @@ mod tests {
             assert_eq!(retry_after(h(pairs), now), None, "{bad}");
         }
         assert_eq!(retry_after(h(&[]), now), None);
+    }
+
+    /// Huge numbers in either header are capped rather than overflowing a `Duration`.
+    #[test]
+    fn huge_waits_are_capped() {
+        let h = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        };
+        let cap = Some(Duration::from_secs(1_000_000_000));
+        for (name, value) in [
+            ("retry-after-ms", "1e30"),
+            ("retry-after-ms", "1.7976931348623157e308"),
+            ("retry-after", "1e30"),
+            ("retry-after", "1e300"),
+        ] {
+            let pairs: &'static [(&'static str, &'static str)] = Box::leak(Box::new([(name, value)]));
+            assert_eq!(retry_after(h(pairs), 0), cap, "{name}: {value}");
+        }
+        assert_eq!(retry_after(h(&[("retry-after-ms", "inf")]), 0), None);
+        let p = RetryPolicy::default();
+        assert!(matches!(decide(&p, 0, "HTTP 429", true, cap, 0.0), Decision::GiveUp(_)));
     }
 
     #[test]

@@ -9,10 +9,14 @@
 //! glob = "prompts/legacy/**"  # relative to the folder of prompty.toml
 //! ignore = ["P030", "PL010"]
 //! select = []               # turns codes back on for these paths
+//!
+//! [run]
+//! allow-key-vars = ["GITHUB_TOKEN"]  # variables a prompt's `apiKey: ${env:NAME}` may send
 //! ```
 //!
 //! The file is found by walking up from each checked file's folder; the nearest one wins.
-//! Per-path entries apply in order after the top-level lists.
+//! Per-path entries apply in order after the top-level lists. `run`, `eval --judge` and
+//! `batch` read `[run]` from the file found from the current folder, not the prompt's.
 //!
 //! The crate does no process I/O: files are found and read through a
 //! [`Host`], the same window on the file system the loader uses.
@@ -40,6 +44,7 @@ pub struct Config {
     select: Option<Vec<String>>,
     ignore: Vec<String>,
     per_path: Vec<PerPath>,
+    allow_key_vars: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -52,6 +57,13 @@ struct PerPath {
 #[derive(Deserialize)]
 struct RawFile {
     lint: Option<RawLint>,
+    run: Option<RawRun>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawRun {
+    allow_key_vars: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +90,7 @@ pub mod codes {
         SYNTAX = "PT002", "config-syntax", Error, "The configuration is not valid TOML, or has a key `[lint]` does not take.";
         UNKNOWN_SELECTOR = "PT003", "unknown-selector", Error, "A `select` or `ignore` entry matches no code.";
         BAD_GLOB = "PT004", "invalid-glob", Error, "A `[[lint.per-path]]` glob does not parse.";
+        BAD_VARIABLE_NAME = "PT005", "invalid-variable-name", Error, "A `[run] allow-key-vars` entry is not an environment variable name.";
     }
 }
 
@@ -205,7 +218,9 @@ impl Config {
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: RawFile = toml::from_str(text).map_err(|e| {
             let message = e.message().trim().to_owned();
-            let help = if message.contains("unknown field") {
+            let help = if message.contains("unknown field `allow") || message.contains("expected `allow-key-vars`") {
+                "`[run]` takes `allow-key-vars`, a list of environment variable names"
+            } else if message.contains("unknown field") {
                 "`[lint]` takes `select`, `ignore` and `[[lint.per-path]]` entries with `glob`, `select`, `ignore`"
             } else {
                 "fix the TOML syntax"
@@ -213,8 +228,24 @@ impl Config {
             located(codes::SYNTAX, path, text, e.span(), &message, help)
         })?;
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let mut allow_key_vars = Vec::new();
+        for item in raw.run.and_then(|r| r.allow_key_vars).unwrap_or_default() {
+            let span = item.span();
+            let name = item.into_inner();
+            if !is_variable_name(&name) {
+                return Err(located(
+                    codes::BAD_VARIABLE_NAME,
+                    path,
+                    text,
+                    Some(span),
+                    &format!("`{name}` is not an environment variable name"),
+                    "list variable names such as `GITHUB_TOKEN` (letters, digits and `_`, not starting with a digit)",
+                ));
+            }
+            allow_key_vars.push(name);
+        }
         let Some(lint) = raw.lint else {
-            return Ok(Config { dir, select: None, ignore: Vec::new(), per_path: Vec::new() });
+            return Ok(Config { dir, select: None, ignore: Vec::new(), per_path: Vec::new(), allow_key_vars });
         };
         let select = match lint.select {
             Some(list) => Some(codes(path, text, Some(list))?),
@@ -244,7 +275,13 @@ impl Config {
                 ignore: codes(path, text, entry.ignore)?,
             });
         }
-        Ok(Config { dir, select, ignore, per_path })
+        Ok(Config { dir, select, ignore, per_path, allow_key_vars })
+    }
+
+    /// The environment variables `[run] allow-key-vars` lets a prompt send as its API key
+    /// (besides the provider's own key variable).
+    pub fn allowed_key_vars(&self) -> &[String] {
+        &self.allow_key_vars
     }
 
     /// The codes to report for `file`.
@@ -328,6 +365,14 @@ impl Configs {
     }
 }
 
+/// Whether `name` is an environment variable name: ASCII letters, digits and `_`, not
+/// starting with a digit.
+pub fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Whether a configuration file is at `path`. Anything there but a missing path or a
 /// special file counts, so that an unreadable configuration (or a folder named
 /// `prompty.toml`) is reported rather than skipped.
@@ -370,6 +415,22 @@ mod tests {
         let mut configs = Configs::default();
         assert_eq!(configs.find(Path::new("/w/a.prompty"), &host), None);
         assert_eq!(configs.selection(Path::new("/w/a.prompty"), None, &host), Ok(Selection::all()));
+    }
+
+    #[test]
+    fn run_allows_key_variables() {
+        let cfg = Path::new("/w/prompty.toml");
+        let c = Config::parse(cfg, "[run]\nallow-key-vars = [\"GITHUB_TOKEN\", \"_X1\"]\n").expect("config");
+        assert_eq!(c.allowed_key_vars(), ["GITHUB_TOKEN", "_X1"]);
+        assert!(Config::parse(cfg, "").expect("config").allowed_key_vars().is_empty());
+        let err = Config::parse(cfg, "[run]\nallow-key-vars = [\"1BAD\"]\n").expect_err("bad name");
+        assert_eq!(
+            err.message(),
+            "/w/prompty.toml:2:19: `1BAD` is not an environment variable name\n  help: list variable names such as `GITHUB_TOKEN` (letters, digits and `_`, not starting with a digit)"
+        );
+        let err = Config::parse(cfg, "[run]\nallow-key-var = []\n").expect_err("bad key");
+        assert!(err.message().contains(":2:1: unknown field `allow-key-var`"), "{}", err.message());
+        assert!(err.message().contains("`[run]` takes `allow-key-vars`"), "{}", err.message());
     }
 
     #[test]

@@ -78,27 +78,16 @@ pub(crate) fn pending_path(path: &Path) -> PathBuf {
 /// Whether `path` is a symbolic link (snapshots are never read or written through one).
 pub(crate) use crate::files::is_symlink;
 
+/// The largest snapshot file read.
+const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+
 pub(crate) fn refuse_symlink(path: &Path, what: &str) -> Result<(), String> {
-    if is_symlink(path) {
-        return Err(format!(
-            "{}: the {what} is a symbolic link; snapshots are never read or written through links (replace it with a regular {what})",
-            path.display()
-        ));
-    }
-    Ok(())
+    crate::stored::refuse_symlink(path, what, "snapshots")
 }
 
 /// Refuses a symbolic link among the folders between `dir` and `path` (inside `dir`).
 pub(crate) fn refuse_linked_folders(dir: &Path, path: &Path) -> Result<(), String> {
-    let mut at = path.parent();
-    while let Some(folder) = at {
-        if folder == dir || !folder.starts_with(dir) {
-            break;
-        }
-        refuse_symlink(folder, "snapshot folder")?;
-        at = folder.parent();
-    }
-    Ok(())
+    crate::stored::refuse_linked_folders(dir, path, "snapshot folder", "snapshots")
 }
 
 /// A snapshot file: its header fields (when it has the `---` header) and its text.
@@ -146,20 +135,8 @@ fn parse_header(raw: &str) -> Header {
 /// The snapshot at `path`: `None` when there is none. A file without the `---` header is
 /// all text (so it shows as changed, never silently replaced as new).
 pub(crate) fn read_snapshot(path: &Path) -> Result<Option<SnapFile>, String> {
-    refuse_symlink(path, "snapshot file")?;
-    // A FIFO or device would block or never end: only regular files are read.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        // A file where a folder on the way should be: no snapshot yet (writing will say why).
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
-            return Ok(None);
-        }
-        Err(e) => return Err(format!("{}: cannot read: {}", path.display(), describe_io(&e))),
-    };
-    Ok(Some(split(text)))
+    // A link, FIFO or device is refused, and a file over the limit is not read to its end.
+    Ok(crate::stored::read_regular(path, MAX_SNAPSHOT_BYTES, "snapshot file", "snapshots")?.map(split))
 }
 
 fn split(text: String) -> SnapFile {
