@@ -4,8 +4,9 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
+use crate::marks::{Fit, Shapes};
 use crate::message::{Message, Part};
-use crate::roles::{parse_attrs, role_line};
+use crate::roles::{SPEC_ROLES, parse_attrs, role_line};
 
 /// Strict-mode context: the places of the template's own text in the rendered text, from
 /// marks and direct places (every role line's word must be at one, and its start and the
@@ -16,6 +17,8 @@ pub(crate) struct Strict<'a> {
     pub(crate) inputs: &'a Context<'a>,
     /// Whether role-line starts and line breaks carry marks too.
     pub(crate) lines: bool,
+    /// The template's own role lines: a role line at a mark must be one of them.
+    pub(crate) shapes: &'a Shapes,
 }
 
 impl Strict<'_> {
@@ -32,6 +35,12 @@ impl Strict<'_> {
             let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
             return Some(injection_error(line, around, self.inputs));
         }
+        match self.shapes.fit(line.get(word - pos..).unwrap_or_default()) {
+            Fit::Whole => {}
+            Fit::Open if end >= text.len() || self.marked(end) => {}
+            Fit::Open => return Some(attributes_ended_error(line, self.inputs)),
+            Fit::None => return Some(rewritten_error(line, self.inputs)),
+        }
         if !self.lines {
             return None;
         }
@@ -39,6 +48,36 @@ impl Strict<'_> {
         let after = (end < text.len()).then_some(end);
         let ours = self.marked(pos) && before.is_none_or(|n| self.marked(n)) && after.is_none_or(|n| self.marked(n));
         (!ours).then(|| line_break_error(text, pos, end, line, self.inputs))
+    }
+
+    /// The error for the line `line` at `pos` of `text`, which the split does not read as a
+    /// role line, when a mark at its start stands before a role word and `[`: the template
+    /// wrote a role line with attributes there, and a value inside them broke it.
+    /// `next` is the index of the first mark not before `pos`, moved past the line.
+    fn unsplit(&self, text: &str, pos: usize, line: &str, next: &mut usize) -> Option<Error> {
+        let end = pos + line.len();
+        while let Some(&at) = self.marks.get(*next) {
+            if at >= end {
+                break;
+            }
+            *next += 1;
+            let Some(head) = at.checked_sub(pos).and_then(|k| line.get(..k)) else { continue };
+            let head = head.trim_start_matches([' ', '\t']);
+            let head = head.strip_prefix('#').unwrap_or(head).trim_start_matches([' ', '\t']);
+            let rest = text.get(at..end).unwrap_or_default();
+            let opens = SPEC_ROLES.iter().any(|r| {
+                rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r))
+                    && rest.as_bytes().get(r.len()) == Some(&b'[')
+            });
+            if head.is_empty() && opens {
+                return Some(unsplit_error(
+                    line,
+                    text.get(pos..(end + 1).min(text.len())).unwrap_or(line),
+                    self.inputs,
+                ));
+            }
+        }
+        None
     }
 }
 
@@ -59,10 +98,17 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
     let mut body_start = 0usize;
     let mut pending_pre = true;
     let mut pos = 0usize;
+    let mut next_mark = 0usize;
     while pos <= text.len() {
         let end = memchr_newline(text, pos).unwrap_or(text.len());
         let line = text.get(pos..end).unwrap_or("");
-        if let Some(marker) = role_line(line) {
+        let marker = role_line(line);
+        if let (None, Some(strict)) = (&marker, strict)
+            && let Some(e) = strict.unsplit(text, pos, line, &mut next_mark)
+        {
+            return Err(e);
+        }
+        if let Some(marker) = marker {
             let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
             if let Some(strict) = strict {
                 if let Some(e) = strict.check(text, pos, end, line) {
@@ -141,6 +187,74 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
             ErrorKind::Injection,
             format!(
                 "Role marker nonce mismatch (possible injection): the role line `{needle}` does not come from the template"
+            ),
+        ),
+    }
+}
+
+/// Names the input that shares the most text with `needle`, if any.
+fn culprit(needle: &str, inputs: &Context<'_>) -> Option<String> {
+    crate::promptflow::blame(needle, inputs).map(|(name, _)| name)
+}
+
+/// A role line at a mark that the template does not write: a filter rewrote it.
+fn rewritten_error(line: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    const WHY: &str = "the role word and attributes of a role line must be the template's own";
+    match culprit(line.trim(), inputs) {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line rewritten (possible injection): input `{name}` turned a role line of the template into `{needle}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line rewritten (possible injection): a role line of the template renders as `{needle}`, which the template does not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// A template role line with values in its attributes, ended by a line break of a value.
+fn attributes_ended_error(line: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    const WHY: &str = "a value inside role-line attributes must not hold a line break";
+    match culprit(line.trim(), inputs) {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): input `{name}` ends the template's role line early, as `{needle}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): the template's role line ends early, as `{needle}`, at a line break it did not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// A template role line with attributes that a value keeps from being a role line.
+fn unsplit_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    const WHY: &str = "a value inside role-line attributes must not hold `]` or a line break";
+    match culprit(line.trim(), inputs).or_else(|| culprit(around, inputs)) {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): input `{name}` keeps the template's role line from splitting, as `{needle}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): the template's role line does not split, as `{needle}`; {WHY}"
             ),
         ),
     }

@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::marks::{MARK_VAR, Mark, Marking, compile_marked};
+use crate::marks::{MARK_VAR, Mark, Marking, Shapes, compile_marked};
 use crate::message::Message;
 use crate::parse::{RichInput, Strict, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
@@ -72,6 +72,8 @@ pub struct Renderer {
     direct: Vec<usize>,
     /// Whether role-line starts and line breaks carry marks too.
     line_marks: bool,
+    /// The template's own role lines, which a role line at a mark must be one of.
+    shapes: Shapes,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     /// The promptflow profile's template after its `![image]({{var}})` pre-pass, when that
@@ -108,12 +110,12 @@ impl Renderer {
             .then(|| markdown_image_prepass(&instructions))
             .flatten();
         let instructions = prepassed.clone().unwrap_or(instructions);
-        let (body, engine, marks, direct, line_marks) = if profile == Profile::Promptflow || strict {
+        let (body, engine, marks, direct, line_marks, shapes) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks, marked.direct, marked.lines)
+            (marked.body, marked.engine, marked.marks, marked.direct, marked.lines, marked.shapes)
         } else {
             let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
-            (instructions, engine, 0, Vec::new(), false)
+            (instructions, engine, 0, Vec::new(), false, Shapes::default())
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
@@ -129,6 +131,7 @@ impl Renderer {
             marks,
             direct,
             line_marks,
+            shapes,
             plain,
             prepassed,
             rich,
@@ -183,8 +186,10 @@ impl Renderer {
                 let (text, marks) = self.render_marked(&ctx)?;
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
-                let messages =
-                    split_inner(&text, Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks }))?;
+                let messages = split_inner(
+                    &text,
+                    Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
+                )?;
                 if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
             }
             Profile::Spec => {
@@ -200,7 +205,8 @@ impl Renderer {
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must be at a place of the template's own.
                 let (text, marks) = self.render_marked(&ctx)?;
-                let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
+                let provenance =
+                    Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes };
                 let mut messages = split_checked(&text, Some(&provenance))?;
                 apply_images(&mut messages, &images);
                 escapes.restore(&mut messages);
