@@ -85,12 +85,29 @@ impl Strict<'_> {
 ///
 /// Role lines start messages; text before the first role line is a system message; content
 /// has leading and trailing `\n` trimmed (only `\n`); empty messages are kept.
+///
+/// This split has no message limit; rendering holds the messages to [`MAX_MESSAGES`].
 pub fn split_messages(text: &str) -> Vec<Message> {
-    // Without strict mode there is no error path.
-    split_inner(text, None).unwrap_or_default()
+    // Without strict mode and without a limit there is no error path.
+    split_inner(text, None, usize::MAX).unwrap_or_default()
 }
 
-pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec<Message>, Error> {
+/// The most messages a render may split its text into: far more than any conversation a
+/// prompt holds, few enough that a template of nothing but role lines cannot make the
+/// request (or the time and memory spent on it) grow without bound.
+pub const MAX_MESSAGES: usize = 10_000;
+
+/// The error for rendered text with more than `max` messages.
+pub(crate) fn too_many_messages(max: usize) -> Error {
+    Error::new(
+        ErrorKind::Limit,
+        format!(
+            "the rendered text splits into more than {max} messages, the most a render may give; write fewer role lines (or a thread input) per prompt"
+        ),
+    )
+}
+
+pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>, max: usize) -> Result<Vec<Message>, Error> {
     let mut messages = Vec::new();
     let mut role: Option<&'static str> = None;
     let mut metadata = Map::new();
@@ -109,6 +126,10 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
             return Err(e);
         }
         if let Some(marker) = marker {
+            // The text before the first role line may be one message more.
+            if messages.len() >= max {
+                return Err(too_many_messages(max));
+            }
             let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
             if let Some(strict) = strict {
                 if let Some(e) = strict.check(text, pos, end, line) {
@@ -135,6 +156,9 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
         pos = end + 1;
     }
     let _ = start;
+    if messages.len() >= max {
+        return Err(too_many_messages(max));
+    }
     let content = text.get(body_start..).unwrap_or("");
     match role {
         Some(r) => messages.push(make(r, content, metadata)),
@@ -348,6 +372,7 @@ pub(crate) fn expand_rich(
     messages: Vec<Message>,
     rich: &[RichInput],
     max_output: usize,
+    thread_roles: Option<&[String]>,
 ) -> Result<Vec<Message>, Error> {
     let threads: Vec<(&RichInput, Vec<Message>)> = rich
         .iter()
@@ -362,6 +387,11 @@ pub(crate) fn expand_rich(
             })
         })
         .collect::<Result<_, _>>()?;
+    if let Some(allowed) = thread_roles {
+        for (input, thread) in &threads {
+            check_thread_roles(&input.name, thread, allowed)?;
+        }
+    }
     let thread_sizes: Vec<usize> = threads.iter().map(|(_, t)| t.iter().map(message_size).sum()).collect();
     let mut budget = Budget { used: 0, max: max_output };
     let mut placed = vec![false; threads.len()];
@@ -433,6 +463,9 @@ pub(crate) fn expand_rich(
             out.extend(thread.iter().cloned());
         }
     }
+    if out.len() > MAX_MESSAGES {
+        return Err(too_many_messages(MAX_MESSAGES));
+    }
     Ok(out)
 }
 
@@ -459,6 +492,25 @@ impl Budget {
 }
 
 /// A thread value: `[{role, content: string | parts}]`, or `{messages: [...]}`.
+/// Refuses a message of the thread input `name` whose role is not in `allowed`.
+fn check_thread_roles(name: &str, thread: &[Message], allowed: &[String]) -> Result<(), Error> {
+    let Some((k, m)) =
+        thread.iter().enumerate().find(|(_, m)| !allowed.iter().any(|a| a.eq_ignore_ascii_case(&m.role)))
+    else {
+        return Ok(());
+    };
+    let allowed = if allowed.is_empty() { "none".to_owned() } else { allowed.join(", ") };
+    Err(Error::new(
+        ErrorKind::InvalidInput,
+        format!(
+            "thread input `{name}`: message {} has the role `{}`, which thread inputs may not carry here (allowed: {allowed})",
+            k + 1,
+            m.role
+        ),
+    )
+    .with_input(name))
+}
+
 fn thread_messages(v: &Value) -> Option<Vec<Message>> {
     let items = match v {
         Value::Array(a) => a,
@@ -564,7 +616,7 @@ mod tests {
             rich("clip", "1b1b1b1b", Audio, Value::String("data:audio/wav;base64,AAAA".into())),
             rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "user", "content": "before"}])),
         ];
-        let ms = expand_rich(split_messages(text), &inputs, usize::MAX).expect("expands");
+        let ms = expand_rich(split_messages(text), &inputs, usize::MAX, None).expect("expands");
         let shape: Vec<(String, Vec<&str>)> = ms
             .iter()
             .map(|m| {
@@ -601,7 +653,7 @@ mod tests {
         // Another hex, or the right hex for another name: plain text.
         let text =
             "user:\n__PROMPTY_THREAD_deadbeef_conv__ __PROMPTY_THREAD_2c2c2c2c_con__\n__PROMPTY_THREAD_2c2c2c2c_conv__";
-        let ms = expand_rich(split_messages(text), std::slice::from_ref(&conv), usize::MAX).expect("expands");
+        let ms = expand_rich(split_messages(text), std::slice::from_ref(&conv), usize::MAX, None).expect("expands");
         assert_eq!(
             texts(&ms),
             vec![
@@ -618,8 +670,9 @@ mod tests {
             rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "assistant", "content": "0123456789"}]));
         let text = format!("user:\n{}", "__PROMPTY_THREAD_2c2c2c2c_conv__\n".repeat(100));
         let one = message_size(&Message::text("assistant", "0123456789"));
-        assert!(expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one).is_ok());
-        let e = expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one - 1).expect_err("capped");
+        assert!(expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one, None).is_ok());
+        let e =
+            expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one - 1, None).expect_err("capped");
         assert_eq!(e.kind(), ErrorKind::Limit);
     }
 

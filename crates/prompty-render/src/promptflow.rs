@@ -158,6 +158,9 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
 /// write is an injection error naming the input it came from.
 pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> Result<Vec<Message>, Error> {
     let (pre, chunks) = split_chunks(text);
+    if chunks.len() > crate::parse::MAX_MESSAGES {
+        return Err(crate::parse::too_many_messages(crate::parse::MAX_MESSAGES));
+    }
     if let Some(p) = provenance {
         if let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at)) {
             return Err(role_line_error(text, c.word_at, p.inputs));

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::marks::{MARK_VAR, Mark, Marking, Shapes, compile_marked};
 use crate::message::Message;
-use crate::parse::{RichInput, Strict, expand_rich, split_inner};
+use crate::parse::{MAX_MESSAGES, RichInput, Strict, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
 use crate::promptflow::{Escapes, Provenance, split_checked};
 use crate::roles::forges_boundary;
@@ -37,6 +37,10 @@ pub struct RenderOptions {
     pub profile: Option<Profile>,
     /// The original `.prompty` text, so that template errors point into the file.
     pub source: Option<Arc<str>>,
+    /// The roles a thread input's messages may have (`["user", "assistant"]`, compared in
+    /// any ASCII case); `None` allows every role, metadata included, as the spec does. A
+    /// thread message with another role is refused, naming the input and the role.
+    pub thread_roles: Option<Vec<String>>,
 }
 
 /// A provenance segment of rendered text: literal template text or an interpolated value.
@@ -74,6 +78,8 @@ pub struct Renderer {
     line_marks: bool,
     /// The template's own role lines, which a role line at a mark must be one of.
     shapes: Shapes,
+    /// The roles thread inputs may carry (`None`: any).
+    thread_roles: Option<Vec<String>>,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     /// The promptflow profile's template after its `![image]({{var}})` pre-pass, when that
@@ -132,6 +138,7 @@ impl Renderer {
             direct,
             line_marks,
             shapes,
+            thread_roles: options.thread_roles,
             plain,
             prepassed,
             rich,
@@ -189,13 +196,22 @@ impl Renderer {
                 let messages = split_inner(
                     &text,
                     Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
+                    MAX_MESSAGES,
                 )?;
-                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
+                if rich.is_empty() {
+                    Ok(messages)
+                } else {
+                    expand_rich(messages, &rich, self.limits.max_output, self.thread_roles.as_deref())
+                }
             }
             Profile::Spec => {
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                let messages = split_inner(&text, None)?;
-                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
+                let messages = split_inner(&text, None, MAX_MESSAGES)?;
+                if rich.is_empty() {
+                    Ok(messages)
+                } else {
+                    expand_rich(messages, &rich, self.limits.max_output, self.thread_roles.as_deref())
+                }
             }
             Profile::Promptflow => {
                 // Image inputs print placeholders, which become image parts after the split.
@@ -291,8 +307,12 @@ impl Renderer {
         if secrets.is_empty() {
             return e;
         }
-        let options =
-            RenderOptions { limits: self.limits, profile: Some(self.profile), source: self.location.file.clone() };
+        let options = RenderOptions {
+            limits: self.limits,
+            profile: Some(self.profile),
+            source: self.location.file.clone(),
+            thread_roles: self.thread_roles.clone(),
+        };
         let shown = Renderer::build(self.prompt.redacted_inputs(), options).ok().and_then(|r| again(&r));
         match shown {
             Some(same) if same.kind() == e.kind() && same.span() == e.span() => same.redacted(secrets),

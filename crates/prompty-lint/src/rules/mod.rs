@@ -62,6 +62,7 @@ mod unknown_filter;
 mod unresolved_reference;
 mod unused_input;
 mod v1_role_in_v2;
+mod value_in_role_attributes;
 
 pub(crate) use invalid_input_case::check_cases;
 pub(crate) use invalid_suppression::InvalidSuppression;
@@ -109,6 +110,7 @@ registry! {
     hardcoded_secret::HardcodedSecret,
     invalid_evaluator_config::InvalidEvaluatorConfig,
     invalid_input_case::InvalidInputCase,
+    value_in_role_attributes::ValueInRoleAttributes,
 }
 
 #[cfg(test)]
