@@ -130,6 +130,11 @@ pub(crate) struct LoadArgs {
     /// key) is unset. Without it such a variable is needed only when a request is sent.
     #[arg(long)]
     require_env: bool,
+    /// Allow only these roles in the messages of thread inputs (comma-separated, e.g.
+    /// `user,assistant`); a thread message with another role is refused. By default a
+    /// thread may carry any role.
+    #[arg(long, value_name = "ROLE,...", value_delimiter = ',')]
+    thread_roles: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -158,6 +163,12 @@ impl LoadArgs {
             },
             require_env: self.require_env,
         }
+    }
+
+    /// The render options these arguments give, for the file whose text is `source`.
+    pub(crate) fn render_options(&self, source: Arc<str>) -> RenderOptions {
+        let thread_roles = self.thread_roles.as_ref().map(|roles| roles.iter().map(|r| r.trim().to_owned()).collect());
+        RenderOptions { source: Some(source), thread_roles, ..Default::default() }
     }
 }
 
@@ -328,7 +339,7 @@ fn cmd_render(
     let given = inputs.collect()?;
     // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
     let (prompt, text) = load_prompt_with(file, load, &cli_host(), true)?;
-    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+    let renderer = Renderer::with_options(prompt, load.render_options(text.clone()))
         .map_err(|e| render_failure(file, &text, &e))?;
     warn_undeclared(file, renderer.prompt(), &given);
     let format =
@@ -384,7 +395,7 @@ fn cmd_compile(
 /// Loads a prompt and compiles its template; errors name the file, line and column.
 pub(crate) fn load_renderer(file: &Path, load: &LoadArgs) -> Result<(Renderer, Arc<str>), Failure> {
     let (prompt, text) = load_prompt(file, load)?;
-    let renderer = Renderer::with_options(prompt, RenderOptions { source: Some(text.clone()), ..Default::default() })
+    let renderer = Renderer::with_options(prompt, load.render_options(text.clone()))
         .map_err(|e| render_failure(file, &text, &e))?;
     Ok((renderer, text))
 }

@@ -50,6 +50,9 @@ pub(crate) struct Context<'a> {
     pub(crate) engine_vars: Option<Vec<String>>,
     /// Role lines that split in this profile, in order.
     pub(crate) roles: Vec<RoleLine>,
+    /// The body line of the role line past [`prompty_render::MAX_MESSAGES`], when there is
+    /// one: the body cannot render, and [`Context::roles`] stops there.
+    pub(crate) too_many_roles: Option<usize>,
     /// Line starts of the file, built on first use.
     line_index: OnceCell<LineIndex>,
     /// Input names as loaded or as written, built on first use (see [`Context::declares`]).
@@ -80,6 +83,7 @@ impl<'a> Context<'a> {
         let template =
             if compile_error.is_none() { Template::analyze(engine, &body.text, profile) } else { Template::default() };
         let mut roles = Vec::new();
+        let mut too_many_roles = None;
         for (i, range) in body.lines.iter().enumerate() {
             let Some(role) = body.text.get(range.clone()).and_then(|l| role_of(l, profile)) else { continue };
             let (depth, block) = if template.parsed {
@@ -89,6 +93,10 @@ impl<'a> Context<'a> {
             } else {
                 (0, None)
             };
+            if roles.len() == prompty_render::MAX_MESSAGES {
+                too_many_roles = Some(i);
+                break;
+            }
             roles.push(RoleLine { line: i, role, depth, block });
         }
         Some(Self {
@@ -103,6 +111,7 @@ impl<'a> Context<'a> {
             compile_error,
             engine_vars,
             roles,
+            too_many_roles,
             line_index: OnceCell::new(),
             declared: OnceCell::new(),
         })

@@ -84,3 +84,21 @@ fn a_deep_body_with_an_unknown_parser_is_not_parsed_by_the_linter() {
     let codes: Vec<&str> = report.findings.iter().map(|f| f.diagnostic.code.id).collect();
     assert_eq!(codes, ["P014"], "only the unknown parser is reported");
 }
+
+/// Issue 23, item 10: a body of a million role lines gets one located error for the message
+/// limit, not a finding per message.
+#[test]
+fn a_million_role_lines_are_one_limit_error() {
+    let text = format!("---\nname: t\n---\n{}", "user:\n".repeat(1_000_000));
+    let loaded = load_str(&text, &MapHost::new(), &LoadOptions { lint: true, ..LoadOptions::default() });
+    let index = LineIndex::new(&text);
+    let found: Vec<(String, usize, String)> = prompty_lint::check(&text, &loaded, &Selection::all())
+        .findings
+        .into_iter()
+        .map(|f| {
+            (f.diagnostic.code.id.to_owned(), index.line_col(&text, f.diagnostic.span.start).0, f.diagnostic.message)
+        })
+        .collect();
+    let message = "the body has more than 10000 role lines, so it cannot render: a render gives at most 10000 messages";
+    assert_eq!(found, [("PL029".to_owned(), 10_004, message.to_owned())]);
+}

@@ -45,7 +45,7 @@ pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
 pub use jinja_compat::has_filter as has_jinja_filter;
 pub use limits::Limits;
-pub use parse::split_messages;
+pub use parse::{MAX_MESSAGES, split_messages};
 pub use promptflow::{PROMPTFLOW_ROLES, split_messages_promptflow};
 pub use prompty_syntax::{Message, Part};
 pub use renderer::{RenderOptions, Renderer, Segment};

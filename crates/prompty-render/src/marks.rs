@@ -33,6 +33,8 @@
 //! expression) holds no marks, so a role line there is refused when it renders, rather than
 //! rendered differently.
 
+use std::collections::HashSet;
+
 use prompty_syntax::{Profile, TemplateFormat};
 
 use crate::engine::{BodyLocation, Engine};
@@ -157,6 +159,8 @@ pub(crate) struct Marked {
     pub(crate) direct: Vec<usize>,
     /// Whether role-line starts and line breaks carry marks (see [`plan`]).
     pub(crate) lines: bool,
+    /// The template's own role lines (see [`plan`]).
+    pub(crate) shapes: Shapes,
 }
 
 /// Compiles `body` with a mark before each role word, label and line break of the
@@ -176,15 +180,15 @@ pub(crate) fn compile_marked(
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = crate::jinja_compat::normalize_newlines(body.to_owned());
             let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
-            let (places, lines) = plan(&layout.view, profile, layout.captures);
-            compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, ..m })
+            let (places, lines, shapes) = plan(&layout.view, profile, layout.captures);
+            compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, shapes, ..m })
         }
         #[cfg(feature = "mustache")]
         Some(TemplateFormat::Mustache) => {
             let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
             let layout = layout::mustache(template, spec);
-            let (places, lines) = plan(&layout.view, profile, false);
+            let (places, lines, shapes) = plan(&layout.view, profile, false);
             if places.is_empty() {
                 return Ok(unmarked(body, plain));
             }
@@ -193,14 +197,14 @@ pub(crate) fn compile_marked(
             let same = |engine: &Engine, n: usize| {
                 engine.mark_count() == n && matches!(engine, Engine::Mustache(t) if literal_text(t) == literal)
             };
-            compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, ..m })
+            compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, shapes, ..m })
         }
         #[cfg(feature = "handlebars")]
         Some(TemplateFormat::Handlebars) => {
             let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
             let layout = layout::handlebars(template, spec);
-            let (places, lines) = plan(&layout.view, profile, false);
+            let (places, lines, shapes) = plan(&layout.view, profile, false);
             let places: Vec<(usize, usize)> = places
                 .into_iter()
                 .filter_map(|p| match layout.locate(p)? {
@@ -209,7 +213,7 @@ pub(crate) fn compile_marked(
                 })
                 .collect();
             engine.splice_marks(&places);
-            Ok(Marked { body: body.to_owned(), engine, marks: places.len(), direct: Vec::new(), lines })
+            Ok(Marked { body: body.to_owned(), engine, marks: places.len(), direct: Vec::new(), lines, shapes })
         }
         // An unknown format, or an engine left out of the build: compiling reports it.
         _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
@@ -225,7 +229,7 @@ struct How<'a> {
 }
 
 fn unmarked(body: &str, engine: Engine) -> Marked {
-    Marked { body: body.to_owned(), engine, marks: 0, direct: Vec::new(), lines: false }
+    Marked { body: body.to_owned(), engine, marks: 0, direct: Vec::new(), lines: false, shapes: Shapes::default() }
 }
 
 /// A Mustache template's literal text, all runs joined.
@@ -269,7 +273,14 @@ fn compile_with_places(
         && works(&engine, inserts.len())
     {
         let direct = shifted(&direct, &inserts);
-        return Ok(Marked { body: marked, engine, marks: inserts.len(), direct, lines: false });
+        return Ok(Marked {
+            body: marked,
+            engine,
+            marks: inserts.len(),
+            direct,
+            lines: false,
+            shapes: Shapes::default(),
+        });
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
@@ -280,7 +291,7 @@ fn compile_with_places(
     let marked = insert(body, &kept);
     let engine = compile(marked.clone())?;
     let direct = shifted(&direct, &kept);
-    Ok(Marked { body: marked, engine, marks: kept.len(), direct, lines: false })
+    Ok(Marked { body: marked, engine, marks: kept.len(), direct, lines: false, shapes: Shapes::default() })
 }
 
 /// The offsets `places` of a body (ascending) in the body with `inserts` written into it:
@@ -351,13 +362,20 @@ fn insert(body: &str, inserts: &[Insert<'_>]) -> String {
 /// (`captures`: a Jinja block used as a value), also each role line's start and the line
 /// breaks that end it and the line before it, and the line break after each `name:` and
 /// `tool_call_id:` label; after a boundary, every line break of the view.
-pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>, bool) {
+pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>, bool, Shapes) {
     let mut words = Vec::new();
     let mut lines = Vec::new();
     let mut glued = false;
+    let mut shapes = Shapes::default();
     for_each_mark_line(view, profile, |line| match line.role {
         Some(word) => {
             words.push(word);
+            let end = line.newline_after.unwrap_or(view.len());
+            if shapes.add(profile, view.get(word..end).unwrap_or_default()) {
+                // A value inside the attributes: the line break that ends the role line must
+                // be the template's, so that no value ends it early.
+                words.extend(line.newline_after);
+            }
             lines.push(line.start);
             lines.extend(line.newline_after);
             if line.after_boundary {
@@ -382,7 +400,84 @@ pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>,
     }
     words.sort_unstable();
     words.dedup();
-    (words, full)
+    (words, full, shapes)
+}
+
+/// The template's own role lines, which a role line the split finds at a mark must be one
+/// of: a mark proves only where the template's role line stood, and a filter working on
+/// the template's text (`replace`) may have rewritten its role word or attributes.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Shapes {
+    /// The role lines the template writes whole, from the role word (lowercased) to the
+    /// line's end (trailing blanks dropped); in the promptflow profile, the role words.
+    whole: HashSet<String>,
+    /// The role lines with values inside their attributes: the role and the keys the
+    /// template writes.
+    open: HashSet<(&'static str, Vec<String>)>,
+}
+
+/// How a rendered role line fits the template's role lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fit {
+    /// As the template writes one, byte for byte.
+    Whole,
+    /// A role line with values inside its attributes: the template's role, and only keys
+    /// the template writes there, each at most once.
+    Open,
+    /// Not a role line of the template.
+    None,
+}
+
+impl Shapes {
+    /// Adds the role line `line` of the view (from its role word to its end); whether a
+    /// value renders inside its attributes.
+    fn add(&mut self, profile: Profile, line: &str) -> bool {
+        if profile == Profile::Promptflow {
+            let word = PROMPTFLOW_ROLES.iter().find(|r| line.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)));
+            if let Some(word) = word {
+                self.whole.insert((*word).to_owned());
+            }
+            return false;
+        }
+        let Some(role) = crate::roles::role_line(line) else { return false };
+        match role.attrs {
+            Some(attrs) if attrs.contains(BOUNDARY) => {
+                let keys = crate::roles::attr_keys(attrs).into_iter().map(str::to_owned).collect();
+                self.open.insert((role.role, keys));
+                true
+            }
+            _ => {
+                self.whole.insert(whole_key(role.role, line));
+                false
+            }
+        }
+    }
+
+    /// How the rendered role line `line` (from its role word) fits (spec profile).
+    pub(crate) fn fit(&self, line: &str) -> Fit {
+        let Some(role) = crate::roles::role_line(line) else { return Fit::None };
+        if self.whole.contains(&whole_key(role.role, line)) {
+            return Fit::Whole;
+        }
+        let Some(attrs) = role.attrs else { return Fit::None };
+        let keys = crate::roles::attr_keys(attrs);
+        let fits = self.open.iter().any(|(r, own)| {
+            *r == role.role && keys.len() <= own.len() && keys.iter().all(|k| own.iter().any(|o| o == k))
+        });
+        if fits { Fit::Open } else { Fit::None }
+    }
+
+    /// Whether the template writes a role line with the role word `word` (promptflow
+    /// profile; any case).
+    pub(crate) fn has_role(&self, word: &str) -> bool {
+        self.whole.contains(&word.to_ascii_lowercase())
+    }
+}
+
+/// A role line from its role word (`role`, in any case) as [`Shapes::whole`] holds it.
+fn whole_key(role: &str, line: &str) -> String {
+    let rest = line.get(role.len()..).unwrap_or_default().trim_end_matches([' ', '\t', '\r', '\n']);
+    format!("{role}{rest}")
 }
 
 /// The role words and labels of `text` read as one run (offsets of their words, ascending),

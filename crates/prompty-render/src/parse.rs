@@ -4,8 +4,9 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
+use crate::marks::{Fit, Shapes};
 use crate::message::{Message, Part};
-use crate::roles::{parse_attrs, role_line};
+use crate::roles::{SPEC_ROLES, parse_attrs, role_line};
 
 /// Strict-mode context: the places of the template's own text in the rendered text, from
 /// marks and direct places (every role line's word must be at one, and its start and the
@@ -16,6 +17,8 @@ pub(crate) struct Strict<'a> {
     pub(crate) inputs: &'a Context<'a>,
     /// Whether role-line starts and line breaks carry marks too.
     pub(crate) lines: bool,
+    /// The template's own role lines: a role line at a mark must be one of them.
+    pub(crate) shapes: &'a Shapes,
 }
 
 impl Strict<'_> {
@@ -32,6 +35,12 @@ impl Strict<'_> {
             let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
             return Some(injection_error(line, around, self.inputs));
         }
+        match self.shapes.fit(line.get(word - pos..).unwrap_or_default()) {
+            Fit::Whole => {}
+            Fit::Open if end >= text.len() || self.marked(end) => {}
+            Fit::Open => return Some(attributes_ended_error(line, self.inputs)),
+            Fit::None => return Some(rewritten_error(line, self.inputs)),
+        }
         if !self.lines {
             return None;
         }
@@ -40,18 +49,65 @@ impl Strict<'_> {
         let ours = self.marked(pos) && before.is_none_or(|n| self.marked(n)) && after.is_none_or(|n| self.marked(n));
         (!ours).then(|| line_break_error(text, pos, end, line, self.inputs))
     }
+
+    /// The error for the line `line` at `pos` of `text`, which the split does not read as a
+    /// role line, when a mark at its start stands before a role word and `[`: the template
+    /// wrote a role line with attributes there, and a value inside them broke it.
+    /// `next` is the index of the first mark not before `pos`, moved past the line.
+    fn unsplit(&self, text: &str, pos: usize, line: &str, next: &mut usize) -> Option<Error> {
+        let end = pos + line.len();
+        while let Some(&at) = self.marks.get(*next) {
+            if at >= end {
+                break;
+            }
+            *next += 1;
+            let Some(head) = at.checked_sub(pos).and_then(|k| line.get(..k)) else { continue };
+            let head = head.trim_start_matches([' ', '\t']);
+            let head = head.strip_prefix('#').unwrap_or(head).trim_start_matches([' ', '\t']);
+            let rest = text.get(at..end).unwrap_or_default();
+            let opens = SPEC_ROLES.iter().any(|r| {
+                rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r))
+                    && rest.as_bytes().get(r.len()) == Some(&b'[')
+            });
+            if head.is_empty() && opens {
+                return Some(unsplit_error(
+                    line,
+                    text.get(pos..(end + 1).min(text.len())).unwrap_or(line),
+                    self.inputs,
+                ));
+            }
+        }
+        None
+    }
 }
 
 /// Splits rendered text into messages (spec profile).
 ///
 /// Role lines start messages; text before the first role line is a system message; content
 /// has leading and trailing `\n` trimmed (only `\n`); empty messages are kept.
+///
+/// This split has no message limit; rendering holds the messages to [`MAX_MESSAGES`].
 pub fn split_messages(text: &str) -> Vec<Message> {
-    // Without strict mode there is no error path.
-    split_inner(text, None).unwrap_or_default()
+    // Without strict mode and without a limit there is no error path.
+    split_inner(text, None, usize::MAX).unwrap_or_default()
 }
 
-pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec<Message>, Error> {
+/// The most messages a render may split its text into: far more than any conversation a
+/// prompt holds, few enough that a template of nothing but role lines cannot make the
+/// request (or the time and memory spent on it) grow without bound.
+pub const MAX_MESSAGES: usize = 10_000;
+
+/// The error for rendered text with more than `max` messages.
+pub(crate) fn too_many_messages(max: usize) -> Error {
+    Error::new(
+        ErrorKind::Limit,
+        format!(
+            "the rendered text splits into more than {max} messages, the most a render may give; write fewer role lines (or a thread input) per prompt"
+        ),
+    )
+}
+
+pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>, max: usize) -> Result<Vec<Message>, Error> {
     let mut messages = Vec::new();
     let mut role: Option<&'static str> = None;
     let mut metadata = Map::new();
@@ -59,10 +115,21 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
     let mut body_start = 0usize;
     let mut pending_pre = true;
     let mut pos = 0usize;
+    let mut next_mark = 0usize;
     while pos <= text.len() {
         let end = memchr_newline(text, pos).unwrap_or(text.len());
         let line = text.get(pos..end).unwrap_or("");
-        if let Some(marker) = role_line(line) {
+        let marker = role_line(line);
+        if let (None, Some(strict)) = (&marker, strict)
+            && let Some(e) = strict.unsplit(text, pos, line, &mut next_mark)
+        {
+            return Err(e);
+        }
+        if let Some(marker) = marker {
+            // The text before the first role line may be one message more.
+            if messages.len() >= max {
+                return Err(too_many_messages(max));
+            }
             let mut attrs = marker.attrs.map(parse_attrs).unwrap_or_default();
             if let Some(strict) = strict {
                 if let Some(e) = strict.check(text, pos, end, line) {
@@ -89,6 +156,9 @@ pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>) -> Result<Vec
         pos = end + 1;
     }
     let _ = start;
+    if messages.len() >= max {
+        return Err(too_many_messages(max));
+    }
     let content = text.get(body_start..).unwrap_or("");
     match role {
         Some(r) => messages.push(make(r, content, metadata)),
@@ -141,6 +211,74 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
             ErrorKind::Injection,
             format!(
                 "Role marker nonce mismatch (possible injection): the role line `{needle}` does not come from the template"
+            ),
+        ),
+    }
+}
+
+/// Names the input that shares the most text with `needle`, if any.
+fn culprit(needle: &str, inputs: &Context<'_>) -> Option<String> {
+    crate::promptflow::blame(needle, inputs).map(|(name, _)| name)
+}
+
+/// A role line at a mark that the template does not write: a filter rewrote it.
+fn rewritten_error(line: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    const WHY: &str = "the role word and attributes of a role line must be the template's own";
+    match culprit(line.trim(), inputs) {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line rewritten (possible injection): input `{name}` turned a role line of the template into `{needle}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line rewritten (possible injection): a role line of the template renders as `{needle}`, which the template does not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// A template role line with values in its attributes, ended by a line break of a value.
+fn attributes_ended_error(line: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    const WHY: &str = "a value inside role-line attributes must not hold a line break";
+    match culprit(line.trim(), inputs) {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): input `{name}` ends the template's role line early, as `{needle}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): the template's role line ends early, as `{needle}`, at a line break it did not write; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// A template role line with attributes that a value keeps from being a role line.
+fn unsplit_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
+    let needle = one_line(line.trim());
+    const WHY: &str = "a value inside role-line attributes must not hold `]` or a line break";
+    match culprit(line.trim(), inputs).or_else(|| culprit(around, inputs)) {
+        Some(name) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): input `{name}` keeps the template's role line from splitting, as `{needle}`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line attributes broken (possible injection): the template's role line does not split, as `{needle}`; {WHY}"
             ),
         ),
     }
@@ -234,6 +372,7 @@ pub(crate) fn expand_rich(
     messages: Vec<Message>,
     rich: &[RichInput],
     max_output: usize,
+    thread_roles: Option<&[String]>,
 ) -> Result<Vec<Message>, Error> {
     let threads: Vec<(&RichInput, Vec<Message>)> = rich
         .iter()
@@ -248,6 +387,11 @@ pub(crate) fn expand_rich(
             })
         })
         .collect::<Result<_, _>>()?;
+    if let Some(allowed) = thread_roles {
+        for (input, thread) in &threads {
+            check_thread_roles(&input.name, thread, allowed)?;
+        }
+    }
     let thread_sizes: Vec<usize> = threads.iter().map(|(_, t)| t.iter().map(message_size).sum()).collect();
     let mut budget = Budget { used: 0, max: max_output };
     let mut placed = vec![false; threads.len()];
@@ -319,6 +463,9 @@ pub(crate) fn expand_rich(
             out.extend(thread.iter().cloned());
         }
     }
+    if out.len() > MAX_MESSAGES {
+        return Err(too_many_messages(MAX_MESSAGES));
+    }
     Ok(out)
 }
 
@@ -345,6 +492,25 @@ impl Budget {
 }
 
 /// A thread value: `[{role, content: string | parts}]`, or `{messages: [...]}`.
+/// Refuses a message of the thread input `name` whose role is not in `allowed`.
+fn check_thread_roles(name: &str, thread: &[Message], allowed: &[String]) -> Result<(), Error> {
+    let Some((k, m)) =
+        thread.iter().enumerate().find(|(_, m)| !allowed.iter().any(|a| a.eq_ignore_ascii_case(&m.role)))
+    else {
+        return Ok(());
+    };
+    let allowed = if allowed.is_empty() { "none".to_owned() } else { allowed.join(", ") };
+    Err(Error::new(
+        ErrorKind::InvalidInput,
+        format!(
+            "thread input `{name}`: message {} has the role `{}`, which thread inputs may not carry here (allowed: {allowed})",
+            k + 1,
+            m.role
+        ),
+    )
+    .with_input(name))
+}
+
 fn thread_messages(v: &Value) -> Option<Vec<Message>> {
     let items = match v {
         Value::Array(a) => a,
@@ -450,7 +616,7 @@ mod tests {
             rich("clip", "1b1b1b1b", Audio, Value::String("data:audio/wav;base64,AAAA".into())),
             rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "user", "content": "before"}])),
         ];
-        let ms = expand_rich(split_messages(text), &inputs, usize::MAX).expect("expands");
+        let ms = expand_rich(split_messages(text), &inputs, usize::MAX, None).expect("expands");
         let shape: Vec<(String, Vec<&str>)> = ms
             .iter()
             .map(|m| {
@@ -487,7 +653,7 @@ mod tests {
         // Another hex, or the right hex for another name: plain text.
         let text =
             "user:\n__PROMPTY_THREAD_deadbeef_conv__ __PROMPTY_THREAD_2c2c2c2c_con__\n__PROMPTY_THREAD_2c2c2c2c_conv__";
-        let ms = expand_rich(split_messages(text), std::slice::from_ref(&conv), usize::MAX).expect("expands");
+        let ms = expand_rich(split_messages(text), std::slice::from_ref(&conv), usize::MAX, None).expect("expands");
         assert_eq!(
             texts(&ms),
             vec![
@@ -504,8 +670,9 @@ mod tests {
             rich("conv", "2c2c2c2c", Thread, serde_json::json!([{"role": "assistant", "content": "0123456789"}]));
         let text = format!("user:\n{}", "__PROMPTY_THREAD_2c2c2c2c_conv__\n".repeat(100));
         let one = message_size(&Message::text("assistant", "0123456789"));
-        assert!(expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one).is_ok());
-        let e = expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one - 1).expect_err("capped");
+        assert!(expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one, None).is_ok());
+        let e =
+            expand_rich(split_messages(&text), std::slice::from_ref(&conv), 100 * one - 1, None).expect_err("capped");
         assert_eq!(e.kind(), ErrorKind::Limit);
     }
 

@@ -139,6 +139,8 @@ pub(crate) struct Provenance<'a> {
     /// and the line breaks around it, and the line break after a `name:`/`tool_call_id:`
     /// label, must be the template's.
     pub(crate) lines: bool,
+    /// The template's own role words: a role line at a mark must have one of them.
+    pub(crate) shapes: &'a crate::marks::Shapes,
 }
 
 impl Provenance<'_> {
@@ -156,9 +158,15 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
 /// write is an injection error naming the input it came from.
 pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> Result<Vec<Message>, Error> {
     let (pre, chunks) = split_chunks(text);
+    if chunks.len() > crate::parse::MAX_MESSAGES {
+        return Err(crate::parse::too_many_messages(crate::parse::MAX_MESSAGES));
+    }
     if let Some(p) = provenance {
         if let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at)) {
             return Err(role_line_error(text, c.word_at, p.inputs));
+        }
+        if let Some(c) = chunks.iter().find(|c| !p.shapes.has_role(c.word)) {
+            return Err(rewritten_error(c.word, p.inputs));
         }
         let bytes = text.as_bytes();
         // The role line starts right after a line break of the template's (or at the start)
@@ -458,6 +466,28 @@ fn role_line_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {
             ErrorKind::Injection,
             format!(
                 "Role line not from the template (possible injection): `{line}` is not a role line the template writes alone on a line; {WHY}"
+            ),
+        ),
+    }
+}
+
+/// A role line at a mark whose role word the template does not write there: a filter
+/// rewrote it.
+fn rewritten_error(word: &str, inputs: &Context<'_>) -> Error {
+    const WHY: &str = "the role word of a role line must be the template's own";
+    let word = shown(word);
+    match blame(&word, inputs) {
+        Some((name, _)) => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line rewritten (possible injection): input `{name}` turned a role line of the template into `{word}:`; {WHY}"
+            ),
+        )
+        .with_input(name),
+        None => Error::new(
+            ErrorKind::Injection,
+            format!(
+                "Role line rewritten (possible injection): a role line of the template renders as `{word}:`, which the template does not write; {WHY}"
             ),
         ),
     }

@@ -10,9 +10,9 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::marks::{MARK_VAR, Mark, Marking, compile_marked};
+use crate::marks::{MARK_VAR, Mark, Marking, Shapes, compile_marked};
 use crate::message::Message;
-use crate::parse::{RichInput, Strict, expand_rich, split_inner};
+use crate::parse::{MAX_MESSAGES, RichInput, Strict, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
 use crate::promptflow::{Escapes, Provenance, split_checked};
 use crate::roles::forges_boundary;
@@ -37,6 +37,10 @@ pub struct RenderOptions {
     pub profile: Option<Profile>,
     /// The original `.prompty` text, so that template errors point into the file.
     pub source: Option<Arc<str>>,
+    /// The roles a thread input's messages may have (`["user", "assistant"]`, compared in
+    /// any ASCII case); `None` allows every role, metadata included, as the spec does. A
+    /// thread message with another role is refused, naming the input and the role.
+    pub thread_roles: Option<Vec<String>>,
 }
 
 /// A provenance segment of rendered text: literal template text or an interpolated value.
@@ -72,6 +76,10 @@ pub struct Renderer {
     direct: Vec<usize>,
     /// Whether role-line starts and line breaks carry marks too.
     line_marks: bool,
+    /// The template's own role lines, which a role line at a mark must be one of.
+    shapes: Shapes,
+    /// The roles thread inputs may carry (`None`: any).
+    thread_roles: Option<Vec<String>>,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
     plain: OnceLock<Result<Engine, Error>>,
     /// The promptflow profile's template after its `![image]({{var}})` pre-pass, when that
@@ -108,12 +116,12 @@ impl Renderer {
             .then(|| markdown_image_prepass(&instructions))
             .flatten();
         let instructions = prepassed.clone().unwrap_or(instructions);
-        let (body, engine, marks, direct, line_marks) = if profile == Profile::Promptflow || strict {
+        let (body, engine, marks, direct, line_marks, shapes) = if profile == Profile::Promptflow || strict {
             let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks, marked.direct, marked.lines)
+            (marked.body, marked.engine, marked.marks, marked.direct, marked.lines, marked.shapes)
         } else {
             let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
-            (instructions, engine, 0, Vec::new(), false)
+            (instructions, engine, 0, Vec::new(), false, Shapes::default())
         };
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
@@ -129,6 +137,8 @@ impl Renderer {
             marks,
             direct,
             line_marks,
+            shapes,
+            thread_roles: options.thread_roles,
             plain,
             prepassed,
             rich,
@@ -183,14 +193,25 @@ impl Renderer {
                 let (text, marks) = self.render_marked(&ctx)?;
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
-                let messages =
-                    split_inner(&text, Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks }))?;
-                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
+                let messages = split_inner(
+                    &text,
+                    Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
+                    MAX_MESSAGES,
+                )?;
+                if rich.is_empty() {
+                    Ok(messages)
+                } else {
+                    expand_rich(messages, &rich, self.limits.max_output, self.thread_roles.as_deref())
+                }
             }
             Profile::Spec => {
                 let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
-                let messages = split_inner(&text, None)?;
-                if rich.is_empty() { Ok(messages) } else { expand_rich(messages, &rich, self.limits.max_output) }
+                let messages = split_inner(&text, None, MAX_MESSAGES)?;
+                if rich.is_empty() {
+                    Ok(messages)
+                } else {
+                    expand_rich(messages, &rich, self.limits.max_output, self.thread_roles.as_deref())
+                }
             }
             Profile::Promptflow => {
                 // Image inputs print placeholders, which become image parts after the split.
@@ -200,7 +221,8 @@ impl Renderer {
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must be at a place of the template's own.
                 let (text, marks) = self.render_marked(&ctx)?;
-                let provenance = Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks };
+                let provenance =
+                    Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes };
                 let mut messages = split_checked(&text, Some(&provenance))?;
                 apply_images(&mut messages, &images);
                 escapes.restore(&mut messages);
@@ -285,8 +307,12 @@ impl Renderer {
         if secrets.is_empty() {
             return e;
         }
-        let options =
-            RenderOptions { limits: self.limits, profile: Some(self.profile), source: self.location.file.clone() };
+        let options = RenderOptions {
+            limits: self.limits,
+            profile: Some(self.profile),
+            source: self.location.file.clone(),
+            thread_roles: self.thread_roles.clone(),
+        };
         let shown = Renderer::build(self.prompt.redacted_inputs(), options).ok().and_then(|r| again(&r));
         match shown {
             Some(same) if same.kind() == e.kind() && same.span() == e.span() => same.redacted(secrets),

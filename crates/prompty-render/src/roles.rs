@@ -100,6 +100,14 @@ pub(crate) fn parse_attrs(text: &str) -> Map<String, Value> {
     out
 }
 
+/// The keys of `k=v, k2="v2"` in order, repeats kept: the pairs [`parse_attrs`] reads.
+pub(crate) fn attr_keys(text: &str) -> Vec<&str> {
+    text.split(',')
+        .filter_map(|piece| piece.split_once('=').map(|(key, _)| key.trim()))
+        .filter(|key| !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .collect()
+}
+
 /// `true`/`false` to booleans, then integers, then floats, else the string.
 pub(crate) fn coerce(v: &str) -> Value {
     match v {

@@ -80,3 +80,28 @@ fn missing_required_input_is_named() {
     assert_eq!(e.kind(), ErrorKind::MissingInputs);
     assert_eq!(e.to_string(), "Missing required input: city");
 }
+
+/// Issue 23, item 10: a body of a million role lines ends in the message limit, in both
+/// profiles and with strict role lines off, instead of building a million messages; the
+/// limit itself still renders.
+#[test]
+fn a_million_role_lines_end_in_the_message_limit() {
+    let expected = format!(
+        "the rendered text splits into more than {} messages, the most a render may give; write fewer role lines (or a thread input) per prompt",
+        prompty_render::MAX_MESSAGES
+    );
+    for head in ["", "model:\n  api: chat\n", "template: {format: {kind: jinja2, strict: false}, parser: prompty}\n"] {
+        for (lines, fits) in [(1_000_000, false), (prompty_render::MAX_MESSAGES, true)] {
+            let text = format!("---\nname: t\n{head}---\n{}", "user:\nhi\n".repeat(lines));
+            let prompt = load_str(&text, &MapHost::new(), &LoadOptions::default()).prompt.expect("loads");
+            let r = Renderer::new(prompt).expect("compiles");
+            match r.prepare(&Map::new()) {
+                Ok(ms) => assert!(fits && ms.len() == lines, "{head:?}: {} messages", ms.len()),
+                Err(e) => {
+                    assert!(!fits, "{head:?}: {lines} lines: {e}");
+                    assert_eq!((e.kind(), e.to_string()), (ErrorKind::Limit, expected.clone()), "{head:?}");
+                }
+            }
+        }
+    }
+}

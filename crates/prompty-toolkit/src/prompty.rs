@@ -47,6 +47,8 @@ pub struct Loader {
     roots: Vec<PathBuf>,
     profile: ProfileChoice,
     limits: Limits,
+    /// The roles thread inputs may carry (`None`: any).
+    thread_roles: Option<Vec<String>>,
     require_env: bool,
     /// Help added to "environment variable not set" errors.
     env_hint: Option<&'static str>,
@@ -78,6 +80,7 @@ impl Loader {
             roots: Vec::new(),
             profile: ProfileChoice::Auto,
             limits: Limits::default(),
+            thread_roles: None,
             require_env: false,
             env_hint: Some(NO_ENV_HOST),
         }
@@ -121,6 +124,18 @@ impl Loader {
     #[must_use]
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Restricts the messages of `kind: thread` inputs to these roles (say `["user",
+    /// "assistant"]`, compared in any ASCII case): a render whose thread input holds a
+    /// `system` or `developer` message, or any other role not listed, fails with an
+    /// [`InvalidInput`](crate::render::ErrorKind::InvalidInput) error naming the input and
+    /// the role. By default a thread may carry every role and its metadata, as the spec's
+    /// runtimes allow.
+    #[must_use]
+    pub fn thread_roles<S: Into<String>>(mut self, roles: impl IntoIterator<Item = S>) -> Self {
+        self.thread_roles = Some(roles.into_iter().map(Into::into).collect());
         self
     }
 
@@ -195,7 +210,12 @@ impl Loader {
             }
         };
         let secrets = prompt.secrets.clone();
-        let options = RenderOptions { limits: self.limits, profile: None, source: Some(file.text.clone()) };
+        let options = RenderOptions {
+            limits: self.limits,
+            profile: None,
+            source: Some(file.text.clone()),
+            thread_roles: self.thread_roles.clone(),
+        };
         let renderer = Renderer::with_options(prompt, options)
             .map_err(|e| render_error(ErrorKind::Template, &file, e).redacted(&secrets))?;
         Ok(Prompty {

@@ -68,14 +68,17 @@ mod strict_disabled;
 mod template_syntax_error;
 mod text_before_first_role;
 mod thread_not_on_own_line;
+mod too_many_messages;
 mod undeclared_variable;
 mod unknown_filter;
 mod unresolved_reference;
 mod unused_input;
 mod v1_role_in_v2;
+mod value_in_role_attributes;
 
 pub(crate) use invalid_input_case::check_cases;
 pub(crate) use invalid_suppression::InvalidSuppression;
+pub(crate) use too_many_messages::check as too_many_messages_check;
 
 /// A rule in the registry.
 pub(crate) struct Registered {
@@ -120,6 +123,8 @@ registry! {
     hardcoded_secret::HardcodedSecret,
     invalid_evaluator_config::InvalidEvaluatorConfig,
     invalid_input_case::InvalidInputCase,
+    value_in_role_attributes::ValueInRoleAttributes,
+    too_many_messages::TooManyMessages,
 }
 
 #[cfg(test)]
