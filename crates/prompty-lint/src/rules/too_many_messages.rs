@@ -30,7 +30,7 @@ declare_rule! {
         code: "PL029",
         name: "too-many-messages",
         severity: Error,
-        fixable: false,
+        fix: None,
     }
 }
 

@@ -31,7 +31,7 @@ declare_rule! {
         code: "PL028",
         name: "value-in-role-attributes",
         severity: Warning,
-        fixable: false,
+        fix: None,
     }
 }
 
