@@ -86,7 +86,7 @@ pub(crate) fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Reads a whole text file, or standard input for `-`, up to [`MAX_SIDE_INPUT_BYTES`].
+/// Reads a whole regular text file, or standard input for `-`, up to [`MAX_SIDE_INPUT_BYTES`].
 pub(crate) fn read_text(path: &PathBuf) -> Result<(String, String), Failure> {
     let (name, bytes) = if path.as_os_str() == "-" {
         let name = "<stdin>".to_owned();
@@ -97,6 +97,13 @@ pub(crate) fn read_text(path: &PathBuf) -> Result<(String, String), Failure> {
         let name = path.display().to_string();
         if path.is_dir() {
             return Err(Failure::Message(format!("{name}: is a directory, expected a file")));
+        }
+        // A FIFO blocks on opening until something writes to it, a device or socket may
+        // never end: only regular files are opened; anything else comes on standard input.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(Failure::Message(format!(
+                "{name}: not a regular file (a FIFO, device or socket could block or never end); pass its content on standard input with `-`"
+            )));
         }
         let file = std::fs::File::open(path)
             .map_err(|e| Failure::Message(format!("{name}: cannot read: {}", describe_io(&e))))?;

@@ -1299,12 +1299,13 @@ fn item6_side_inputs_have_size_caps() {
     let dir = tmp.path();
     tmp.write("prompty.toml", b"[lint]\n");
     let limit = "larger than the 16777216-byte limit";
+    let not_regular = "not a regular file (a FIFO, device or socket could block or never end); pass its content on standard input with `-`";
     let cases: [(&[&str], String); 5] = [
-        (&["render", "judge.prompty", "--inputs", "/dev/zero"], format!("error: /dev/zero: {limit}")),
-        (&["score", "judge.prompty", "--answer", "/dev/zero"], format!("error: /dev/zero: {limit}")),
+        (&["render", "judge.prompty", "--inputs", "/dev/zero"], format!("error: /dev/zero: {not_regular}")),
+        (&["score", "judge.prompty", "--answer", "/dev/zero"], format!("error: /dev/zero: {not_regular}")),
         (
             &["score", "judge.prompty", "--inputs", "/dev/zero", "--answer", "answers.jsonl"],
-            format!("error: /dev/zero: {limit}"),
+            format!("error: /dev/zero: {not_regular}"),
         ),
         // The configuration is read like a prompt file: regular files only, with the same cap.
         (
@@ -1326,6 +1327,63 @@ fn item6_side_inputs_have_size_caps() {
     let out = prompty_in(dir, &["render", "judge.prompty", "--inputs", "-"], Stdio::from(zero));
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert_eq!(out.stderr.trim_end(), format!("error: standard input: {limit}"));
+}
+
+/// Round 3, item 4: one judge answer outside the range (1000 on a 1 to 5 scale, what an
+/// injected judge might write) gets no verdict and stays out of the mean: nine answers of 1
+/// fail `--fail-under 3.5` whatever the tenth says, and the summary counts it as left out.
+#[test]
+fn round3_item4_an_out_of_range_score_cannot_lift_the_mean_past_the_gate() {
+    let tmp = eval_folder("round3-gate");
+    let dir = tmp.path();
+    let rows: String = (0..10).map(|i| format!("{{\"answer\": \"a{i}\"}}\n")).collect();
+    let mut answers: String = (0..9).map(|_| "\"{\\\"score\\\": 1}\"\n".to_owned()).collect();
+    answers.push_str("\"{\\\"score\\\": 1000}\"\n");
+    tmp.write("ten.jsonl", rows.as_bytes());
+    tmp.write("ten-answers.jsonl", answers.as_bytes());
+    let out = prompty(
+        dir,
+        &[
+            "eval",
+            "judge.prompty",
+            "--data",
+            "ten.jsonl",
+            "--answers",
+            "ten-answers.jsonl",
+            "--fail-under",
+            "3.5",
+            "--summary-json",
+            "summary.json",
+        ],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("the mean score 1 is under --fail-under 3.5"), "{}", out.stderr);
+    let summary = summary_of(dir);
+    assert_eq!((summary["rows"].as_u64(), summary["left_out"].as_u64()), (Some(10), Some(1)), "{summary}");
+    assert_eq!(summary["mean"].as_f64(), Some(1.0), "{summary}");
+}
+
+/// Round 3, item 11: a FIFO given as `--inputs` or `--answer` is refused at once instead of
+/// blocking forever on a writer that never comes (the test's watchdog would kill a hang).
+#[test]
+fn round3_item11_a_fifo_side_input_is_refused_not_waited_for() {
+    let tmp = eval_folder("round3-fifo");
+    let dir = tmp.path();
+    let fifo = dir.join("inputs.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo (coreutils) runs");
+    assert!(made.success(), "mkfifo failed");
+    for args in [
+        &["render", "judge.prompty", "--inputs", "inputs.fifo"][..],
+        &["score", "judge.prompty", "--answer", "inputs.fifo"][..],
+    ] {
+        let out = prompty(dir, args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert_eq!(
+            out.stderr.trim_end(),
+            "error: inputs.fifo: not a regular file (a FIFO, device or socket could block or never end); pass its content on standard input with `-`",
+            "{args:?}"
+        );
+    }
 }
 
 // Security issue, item 9.

@@ -48,7 +48,7 @@ pub fn retryable_status(status: u16) -> bool {
 
 /// The longest wait read from a header, in seconds: anything longer is this long (past
 /// [`RetryPolicy::max_retry_after`] either way), so that no value can overflow a `Duration`.
-const MAX_HEADER_WAIT_SECS: f64 = 1e9;
+pub const MAX_HEADER_WAIT_SECS: f64 = 1e9;
 
 /// The wait a response asks for: `retry-after-ms` (milliseconds), else `retry-after` as
 /// seconds or as an HTTP date (`now_unix` is the current time in seconds since 1970). Both
