@@ -220,7 +220,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
             Err(SelectionError::Config(e)) => {
-                report_config_error(args.format, &e, &mut out, &mut stderr);
+                report_config_error(args.format, &e, &failures, &mut out, &mut stderr);
                 return ExitCode::from(2);
             }
         }
@@ -324,7 +324,13 @@ fn selection(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<Sel
 /// A `prompty.toml` that cannot be applied: for people, `error:` and where on standard
 /// error; for machines, its diagnostic (code and span in the configuration file) in the
 /// report on standard output, so that an annotation lands on the line to fix.
-fn report_config_error(format: CheckFormat, e: &prompty_config::ConfigError, out: &mut dyn Write, err: &mut dyn Write) {
+fn report_config_error(
+    format: CheckFormat,
+    e: &prompty_config::ConfigError,
+    failures: &[String],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) {
     // Named as the user's files are: relative to the working folder when inside it.
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
     let name = cwd.and_then(|d| e.path().strip_prefix(d).ok().map(Path::to_path_buf));
@@ -345,7 +351,7 @@ fn report_config_error(format: CheckFormat, e: &prompty_config::ConfigError, out
     };
     let _ = writeln!(err, "error: {e}");
     let _ = emitter.emit(out, std::slice::from_ref(&message));
-    let _ = emitter.finish(out, &[]);
+    let _ = emitter.finish(out, failures);
 }
 
 /// Runs `work` on `0..n` on every core the process may use and hands each result to

@@ -186,7 +186,7 @@ pub(crate) fn run(args: &RunArgs, reporter: &crate::report::Reporter) -> Result<
     });
     let (response, streamed) = outcome.map_err(|e| RunFailure::Request(e.0))?;
     let result = prompty_wire::process(&compiled.response, &response)
-        .map_err(|e| RunFailure::Request(endpoint.redact(&format!("{}: {e}", args.file.display()))))?;
+        .map_err(|e| RunFailure::Request(endpoint.redact(&e.to_string())))?;
     print_result(&result, args.format, streamed).map_err(|e| RunFailure::Usage(Failure::from(e)))
 }
 
