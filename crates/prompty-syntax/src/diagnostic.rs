@@ -185,6 +185,8 @@ impl LineIndex {
             chars_before_block.push(chars);
             chars += block.iter().filter(|&&b| starts_char(b)).count();
         }
+        // The end of a text whose length is a multiple of the block starts a block of its own.
+        chars_before_block.push(chars);
         Self { starts, chars_before_block, len: text.len() }
     }
 
@@ -254,6 +256,18 @@ mod tests {
         assert_eq!(idx.offset(text, 2, 3), 6);
         assert_eq!(idx.offset(text, 3, 1), 8);
         assert_eq!(idx.offset(text, 9, 1), text.len());
+    }
+
+    /// The end of a text whose length is a multiple of the index's block size has the
+    /// column after its last character, on the first line and on later ones.
+    #[test]
+    fn the_end_of_a_text_a_block_long() {
+        for len in [256, 512, 1024] {
+            let one_line = "a".repeat(len);
+            assert_eq!(LineIndex::new(&one_line).line_col(&one_line, len), (1, len + 1));
+            let two_lines = format!("{}\n{}", "b".repeat(99), "c".repeat(len - 100));
+            assert_eq!(LineIndex::new(&two_lines).line_col(&two_lines, len), (2, len - 100 + 1));
+        }
     }
 
     /// Columns through the block table equal counting the line's characters, on long lines
