@@ -169,9 +169,10 @@ fn huge_and_binary_input_values_are_data() {
 
 #[test]
 fn many_role_lines_split_in_linear_time() {
-    let body = "user:\nhi\nassistant:\nhello\n".repeat(20_000);
+    // As many role lines as a render may give (`MAX_MESSAGES`).
+    let body = "user:\nhi\nassistant:\nhello\n".repeat(5_000);
     let messages = prepare("jinja2", &body, &Map::new()).expect("renders");
-    assert_eq!(messages.len(), 40_000);
+    assert_eq!(messages.len(), 10_000);
 }
 
 #[test]
@@ -401,15 +402,15 @@ fn rich_input_expansion_is_held_to_the_output_cap() {
 #[test]
 fn promptflow_marking_fallback_is_bounded() {
     let fm = "model:\n  api: chat\n";
-    let head = "user:\nhi\n".repeat(5_000);
-    let body = format!("system:\nA\n{head}{{{{=<% %>=}}}}\n{}", "user:\nhi\n".repeat(5_000));
+    let head = "user:\nhi\n".repeat(4_000);
+    let body = format!("system:\nA\n{head}{{{{=<% %>=}}}}\n{}", "user:\nhi\n".repeat(4_000));
     let (k, msg) = kind(prepare_with(fm, "mustache", &body, &Map::new(), TEST_LIMITS));
     assert_eq!(k, ErrorKind::Injection, "{msg}");
     assert!(msg.contains("`user:` is not a role line the template writes"), "{msg}");
     let messages =
         prepare_with(fm, "mustache", &format!("system:\nA\n{head}{{{{=<% %>=}}}}\n"), &Map::new(), TEST_LIMITS)
             .expect("the marked role lines render");
-    assert_eq!(messages.len(), 5_001);
+    assert_eq!(messages.len(), 4_001);
 }
 
 // ---------------------------------------------------------------------------------------------
