@@ -25,6 +25,7 @@ prompty_syntax::define_codes! {
     LINE_TOO_LONG = "PE021", "line-too-long", Error, "A line of a JSON-lines file is longer than the limit.";
     BAD_REPLY = "PE022", "reply-not-understood", Error, "A recorded answer or provider response cannot be read as a judge reply.";
     NOT_A_RESULT = "PE023", "not-a-result-line", Error, "A line of a results file is not a result `prompty eval` writes.";
+    SCORE_NOT_BINARY = "PE024", "score-not-binary", Error, "The score is neither 0 nor 1 where the evaluator accepts only those.";
     ROW_NOT_UTF8 = "PE101", "row-not-utf8", Error, "A data row is not UTF-8 text.";
     ROW_NOT_JSON = "PE102", "row-not-json", Error, "A data row is not valid JSON.";
     ROW_NOT_OBJECT = "PE103", "row-not-object", Error, "A data row is JSON but not an object of input values.";

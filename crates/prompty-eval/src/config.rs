@@ -21,6 +21,8 @@
 //!     scoreType: float          # float | int | bool: how the score is written
 //!     strict: false             # true: an unreadable answer is an error, not unknown
 //!     compat: coherence         # follow azure-ai-evaluation's evaluator of this name
+//!     contract: "1.18"          # the judge contract: "1.13" or "1.18" (default: recognised
+//!                               # from the prompt, else 1.13; see `Contract::recognise`)
 //! ```
 //!
 //! Every key is optional. Unknown keys are errors naming the key. The block is read by
@@ -29,6 +31,7 @@
 use serde_json::Number;
 
 use crate::azure::evaluator::AzureEvaluator;
+use crate::contract::Contract;
 use crate::error::{Error, Result};
 use crate::evaluation::ScoreForm;
 use crate::extract::AnswerFormat;
@@ -60,6 +63,9 @@ pub struct EvaluatorConfig {
     pub strict: bool,
     /// The reference evaluator whose exact behaviour to follow, if any.
     pub compat: Option<AzureEvaluator>,
+    /// The judge contract, when the block (or the caller) names one; `None`: recognised
+    /// from the prompt ([`Contract::recognise`]), else 1.13.
+    pub contract: Option<Contract>,
 }
 
 impl Default for EvaluatorConfig {
@@ -75,6 +81,7 @@ impl Default for EvaluatorConfig {
             score_form: ScoreForm::Float,
             strict: false,
             compat: None,
+            contract: None,
         }
     }
 }

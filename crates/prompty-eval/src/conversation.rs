@@ -22,6 +22,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::contract::Contract;
 use crate::error::{Error, Result};
 use crate::evaluation::float_value;
 use crate::py;
@@ -39,6 +40,10 @@ pub struct TurnInputs {
     pub ground_truth: bool,
     /// Only evaluate the last user/assistant pair.
     pub last_turn_only: bool,
+    /// Put the assistant message's `context` into the context dict as
+    /// `response_context` (1.13.3 always does; 1.18.10 only for evaluators that take
+    /// the response).
+    pub response_context: bool,
 }
 
 /// Splits a conversation into per-turn input maps.
@@ -94,7 +99,7 @@ pub fn conversation_turns(conversation: &Value, inputs: TurnInputs) -> Result<Ve
             if let Some(q) = user.get("context").filter(|_| inputs.query) {
                 ctx.insert("query_context".to_owned(), q.clone());
             }
-            if let Some(r) = assistant.get("context") {
+            if let Some(r) = assistant.get("context").filter(|_| inputs.response_context) {
                 ctx.insert("response_context".to_owned(), r.clone());
             }
             turn.insert("context".to_owned(), Value::String(py::str_of(&Value::Object(ctx))));
@@ -143,6 +148,66 @@ fn combine(values: &[f64], how: Aggregation) -> f64 {
         }
         Aggregation::Min => values.iter().copied().fold(f64::INFINITY, |a, b| if b < a || b.is_nan() { b } else { a }),
     }
+}
+
+/// Combines the per-turn result dictionaries of one conversation as the release of
+/// `contract` does.
+///
+/// * 1.13.3: [`aggregate`] with the mean.
+/// * 1.18.10: every key whose values are all numbers (booleans count) gets their mean,
+///   and every other key the **last** turn's value (not recomputed: `{k}_result` is the
+///   last turn's label even when the mean score would pass, and a key where one turn has
+///   `null`, a skipped turn, falls back to the last turn's value), except keys ending in
+///   `_total_tokens`, `_prompt_tokens`, `_completion_tokens`, `_finish_reason`,
+///   `_sample_input`, `_sample_output`, `_model` or `_details`; keys stay in first-seen
+///   order, and `evaluation_per_turn` lists every key's values.
+pub fn aggregate_turns(per_turn: Vec<Map<String, Value>>, contract: Contract) -> Map<String, Value> {
+    if contract == Contract::V1_13 || per_turn.len() <= 1 {
+        return aggregate(per_turn, Aggregation::Mean);
+    }
+    const NOT_COPIED: &[&str] = &[
+        "_total_tokens",
+        "_prompt_tokens",
+        "_completion_tokens",
+        "_finish_reason",
+        "_sample_input",
+        "_sample_output",
+        "_model",
+        "_details",
+    ];
+    // Texts the reference keeps as text, even when one reads "NaN".
+    const TEXTS: &[&str] = &["_reason", "_result", "_status"];
+    let mut lists: Map<String, Value> = Map::new();
+    for result in &per_turn {
+        for (k, v) in result {
+            match lists.get_mut(k) {
+                Some(Value::Array(items)) => items.push(v.clone()),
+                _ => {
+                    lists.insert(k.clone(), Value::Array(vec![v.clone()]));
+                }
+            }
+        }
+    }
+    let last = per_turn.last().cloned().unwrap_or_default();
+    let mut out = Map::new();
+    for (k, values) in &lists {
+        let Some(items) = values.as_array() else { continue };
+        let text_key = TEXTS.iter().any(|s| k.ends_with(s));
+        let nums: Option<Vec<f64>> = if text_key { None } else { items.iter().map(numeric).collect() };
+        match nums.filter(|n| !n.is_empty() && n.len() == per_turn.len()) {
+            Some(nums) => {
+                out.insert(k.clone(), float_value(combine(&nums, Aggregation::Mean)));
+            }
+            None if NOT_COPIED.iter().any(|s| k.ends_with(s)) => {}
+            None => {
+                if let Some(v) = last.get(k) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    out.insert("evaluation_per_turn".to_owned(), Value::Object(lists));
+    out
 }
 
 /// Combines per-turn results (see the module docs).
@@ -200,6 +265,27 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn the_1_18_aggregate_keeps_the_last_turns_texts_and_falls_back_on_a_skipped_turn() {
+        let t1 = json!({"c": 4.0, "c_passed": true, "c_result": "pass", "c_reason": "NaN", "c_properties": {"a": 1}});
+        let t2 =
+            json!({"c": null, "c_passed": null, "c_result": "not_applicable", "c_reason": "NaN", "c_properties": null});
+        let turns = vec![t1.as_object().cloned().unwrap_or_default(), t2.as_object().cloned().unwrap_or_default()];
+        let out = aggregate_turns(turns, Contract::V1_18);
+        assert_eq!(out.get("c"), Some(&Value::Null));
+        assert_eq!(out.get("c_passed"), Some(&Value::Null));
+        assert_eq!(out.get("c_result"), Some(&json!("not_applicable")));
+        assert_eq!(out.get("c_reason"), Some(&json!("NaN")));
+        assert_eq!(out.get("c_properties"), Some(&Value::Null));
+        let t1 = json!({"c": 4.0, "c_passed": true, "c_result": "pass", "c_model": "m"});
+        let t2 = json!({"c": 2.0, "c_passed": false, "c_result": "fail", "c_model": "m"});
+        let turns = vec![t1.as_object().cloned().unwrap_or_default(), t2.as_object().cloned().unwrap_or_default()];
+        let out = aggregate_turns(turns, Contract::V1_18);
+        let keys: Vec<&str> = out.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["c", "c_passed", "c_result", "evaluation_per_turn"]);
+        assert_eq!((out.get("c"), out.get("c_passed")), (Some(&json!(3.0)), Some(&json!(0.5))));
     }
 
     #[test]

@@ -122,6 +122,13 @@ pub enum Error {
         /// The accepted values.
         allowed: String,
     },
+    /// The score is neither 0 nor 1 where the evaluator accepts only those (the 1.18
+    /// tool_selection and tool_input_accuracy evaluators).
+    #[error("Invalid score value: {value}. Expected 0 or 1.")]
+    ScoreNotBinary {
+        /// The score, as Python's `str()` would print it.
+        value: String,
+    },
     /// The evaluator stores its score as an integer but the answer gave none
     /// (the reference fails with "cannot convert float NaN to integer").
     #[error("cannot convert float NaN to integer: the judge answer has no usable score")]
@@ -218,6 +225,7 @@ impl Error {
             | Error::AnswerTooLarge { .. }
             | Error::ScoreOutOfRange { .. }
             | Error::ScoreNotAllowed { .. }
+            | Error::ScoreNotBinary { .. }
             | Error::NanToInteger => ErrorCategory::FailedExecution,
             Error::Config { .. } | Error::Input { .. } => ErrorCategory::InvalidValue,
             Error::UnknownConfigKey { .. } => ErrorCategory::UnknownField,
@@ -245,6 +253,7 @@ impl Error {
             Error::ScoreOutOfRange { .. } => codes::SCORE_OUT_OF_RANGE,
             Error::ScoreNotAllowed { .. } => codes::SCORE_NOT_ALLOWED,
             Error::NanToInteger => codes::NAN_TO_INTEGER,
+            Error::ScoreNotBinary { .. } => codes::SCORE_NOT_BINARY,
             Error::Config { .. } => codes::CONFIG,
             Error::UnknownConfigKey { .. } => codes::UNKNOWN_CONFIG_KEY,
             Error::Input { .. } => codes::INVALID_INPUT,
@@ -288,6 +297,7 @@ impl Error {
             Error::ScoreNotNumeric { field, value } | Error::ScoreNotFinite { field, value } => vec![field, value],
             Error::ScoreOutOfRange { value, min, max } => vec![value, min, max],
             Error::ScoreNotAllowed { value, allowed } => vec![value, allowed],
+            Error::ScoreNotBinary { value } => vec![value],
             Error::Config { key, message } => vec![key, message],
             Error::Input { field, message } | Error::MissingInput { field, message } => vec![field, message],
             Error::Read { message, .. } | Error::BadReply { message } | Error::NotAResult { message, .. } => {
@@ -344,6 +354,7 @@ mod tests {
             Error::ScoreOutOfRange { value: s(), min: s(), max: s() },
             Error::ScoreNotAllowed { value: s(), allowed: s() },
             Error::NanToInteger,
+            Error::ScoreNotBinary { value: s() },
             Error::config("k", "m"),
             Error::UnknownConfigKey { key: s() },
             Error::input("f", "m"),

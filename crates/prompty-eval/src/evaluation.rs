@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
+use crate::contract::Contract;
 use crate::py;
 use crate::verdict::{Threshold, Verdict};
 
@@ -124,6 +125,19 @@ pub struct Evaluation {
     /// The judge answer as the reference records it, when known (azure layout only).
     #[serde(skip)]
     pub sample_output: Option<String>,
+    /// Where the azure-compatible result says something misleading (a score outside the
+    /// evaluator's range that the reference passes, a threshold it ignores, a
+    /// conversation label taken from the last turn), one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The evaluations of a conversation's turns, in order (empty for one call). The
+    /// fields above then describe the conversation as a whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Evaluation>,
+    /// The 1.18 `{k}_properties` is `null` (the reference's not-applicable result of
+    /// evaluators with their own scoring, and of answers never asked for).
+    #[serde(skip)]
+    pub properties_null: bool,
 }
 
 fn is_default_form(form: &ScoreForm) -> bool {
@@ -193,8 +207,23 @@ impl Evaluation {
         }
     }
 
-    /// This evaluation in the azure-ai-evaluation 1.13.3 key layout.
+    /// This evaluation in an azure-ai-evaluation key layout (1.13.3 or 1.18.10, as
+    /// [`AzureLayout::contract`] says). A conversation ([`Evaluation::turns`]) is laid
+    /// out turn by turn and aggregated as that release does
+    /// ([`aggregate_turns`](crate::conversation::aggregate_turns)).
     pub fn to_azure(&self, layout: &AzureLayout) -> Map<String, Value> {
+        if !self.turns.is_empty() {
+            let per_turn = self.turns.iter().map(|t| t.to_azure(layout)).collect();
+            return crate::conversation::aggregate_turns(per_turn, layout.contract);
+        }
+        // 1.18's not-applicable result has the common key set, `gpt_{k}` never.
+        let common;
+        let layout = if self.verdict == Verdict::NotApplicable && layout.contract == Contract::V1_18 {
+            common = AzureLayout::v1_18(false);
+            &common
+        } else {
+            layout
+        };
         let k = &self.name;
         let mut out = Map::new();
         for key in &layout.keys {
@@ -224,6 +253,35 @@ impl Evaluation {
                     let d = self.details.clone().unwrap_or_else(|| missing.value());
                     out.insert(format!("{k}_details"), d);
                 }
+                AzureKey::ScoreOrNull => {
+                    out.insert(k.clone(), self.score_or_null());
+                }
+                AzureKey::GptScoreOrNull => {
+                    out.insert(format!("gpt_{k}"), self.score_or_null());
+                }
+                AzureKey::ScoreAlias => {
+                    out.insert(format!("{k}_score"), self.score_or_null());
+                }
+                AzureKey::Passed => {
+                    let passed = match self.verdict {
+                        Verdict::NotApplicable => Value::Null,
+                        v => Value::Bool(v == Verdict::Pass),
+                    };
+                    out.insert(format!("{k}_passed"), passed);
+                }
+                AzureKey::Verdict => {
+                    out.insert(format!("{k}_result"), Value::String(self.verdict.as_str().to_owned()));
+                }
+                AzureKey::Status => {
+                    let status = self.status.clone().unwrap_or_else(|| match self.verdict {
+                        Verdict::NotApplicable => "skipped".to_owned(),
+                        _ => "completed".to_owned(),
+                    });
+                    out.insert(format!("{k}_status"), Value::String(status));
+                }
+                AzureKey::Properties => {
+                    out.insert(format!("{k}_properties"), self.properties_1_18());
+                }
             }
         }
         if layout.metadata {
@@ -238,6 +296,35 @@ impl Evaluation {
             out.insert(format!("{k}_sample_output"), text(&self.sample_output));
         }
         out
+    }
+
+    /// The 1.18 score: `null` when not applicable, `"NaN"` when there is none, else a float.
+    fn score_or_null(&self) -> Value {
+        match (self.verdict, self.score) {
+            (Verdict::NotApplicable, _) => Value::Null,
+            (_, None) => Value::String("NaN".to_owned()),
+            (_, Some(s)) => float_value(s),
+        }
+    }
+
+    /// The 1.18 `{k}_properties`: the answer's `properties`, then the token counts, finish
+    /// reason, model and sample texts of the judge call (overwriting same-named answer
+    /// keys in place); `null` where the reference writes `None`.
+    fn properties_1_18(&self) -> Value {
+        if self.properties_null {
+            return Value::Null;
+        }
+        let mut p = self.properties.clone();
+        let usage = self.usage.unwrap_or_default();
+        p.insert("prompt_tokens".to_owned(), Value::from(usage.prompt_tokens));
+        p.insert("completion_tokens".to_owned(), Value::from(usage.completion_tokens));
+        p.insert("total_tokens".to_owned(), Value::from(usage.total_tokens));
+        let text = |s: &Option<String>| Value::String(s.clone().unwrap_or_default());
+        p.insert("finish_reason".to_owned(), text(&self.finish_reason));
+        p.insert("model".to_owned(), text(&self.model));
+        p.insert("sample_input".to_owned(), text(&self.sample_input));
+        p.insert("sample_output".to_owned(), text(&self.sample_output));
+        Value::Object(p)
     }
 
     /// The not-applicable record of the 1.13.3 layout:
@@ -291,6 +378,20 @@ pub enum AzureKey {
         /// Value written when the answer had no details.
         missing: MissingDetails,
     },
+    /// `{k}` of 1.18: the score, `null` when not applicable.
+    ScoreOrNull,
+    /// `gpt_{k}` of 1.18 (tool_call_accuracy only): the score, `null` when not applicable.
+    GptScoreOrNull,
+    /// `{k}_score`: the score again, `null` when not applicable.
+    ScoreAlias,
+    /// `{k}_passed`: whether the verdict is pass (`null` when not applicable).
+    Passed,
+    /// `{k}_result`: `pass`/`fail`/`unknown`/`not_applicable`.
+    Verdict,
+    /// `{k}_status`: `completed` or `skipped`.
+    Status,
+    /// `{k}_properties`: the answer's properties with the judge call's metadata.
+    Properties,
 }
 
 /// What `{k}_details` holds when the answer had no details.
@@ -320,6 +421,9 @@ pub struct AzureLayout {
     /// `{k}_completion_tokens`, `{k}_total_tokens`, `{k}_finish_reason`,
     /// `{k}_model`, `{k}_sample_input`, `{k}_sample_output`).
     pub metadata: bool,
+    /// The release this layout belongs to: it decides the not-applicable record and how
+    /// conversation turns are aggregated.
+    pub contract: Contract,
 }
 
 impl AzureLayout {
@@ -329,6 +433,48 @@ impl AzureLayout {
         AzureLayout {
             keys: vec![AzureKey::Score, AzureKey::GptScore, AzureKey::Reason, AzureKey::Result, AzureKey::Threshold],
             metadata: true,
+            contract: Contract::V1_13,
+        }
+    }
+
+    /// The 1.18.10 layout: `{k}`, (`gpt_{k}`,) `{k}_score`, `{k}_passed`, `{k}_result`,
+    /// `{k}_reason`, `{k}_status`, `{k}_threshold`, `{k}_properties`. Only
+    /// tool_call_accuracy still writes `gpt_{k}`, and it writes `_result` before
+    /// `_passed`.
+    pub fn v1_18(gpt: bool) -> Self {
+        use AzureKey as K;
+        let keys = if gpt {
+            vec![
+                K::ScoreOrNull,
+                K::GptScoreOrNull,
+                K::ScoreAlias,
+                K::Verdict,
+                K::Passed,
+                K::Reason,
+                K::Status,
+                K::Threshold,
+                K::Properties,
+            ]
+        } else {
+            vec![
+                K::ScoreOrNull,
+                K::ScoreAlias,
+                K::Passed,
+                K::Verdict,
+                K::Reason,
+                K::Status,
+                K::Threshold,
+                K::Properties,
+            ]
+        };
+        AzureLayout { keys, metadata: false, contract: Contract::V1_18 }
+    }
+
+    /// The base layout of a contract: [`AzureLayout::tagged`] or [`AzureLayout::v1_18`].
+    pub fn base(contract: Contract) -> Self {
+        match contract {
+            Contract::V1_13 => AzureLayout::tagged(),
+            Contract::V1_18 => AzureLayout::v1_18(false),
         }
     }
 
@@ -337,6 +483,7 @@ impl AzureLayout {
         AzureLayout {
             keys: vec![AzureKey::Score, AzureKey::GptScore, AzureKey::Result, AzureKey::Threshold],
             metadata: true,
+            contract: Contract::V1_13,
         }
     }
 }

@@ -4,11 +4,38 @@
 use prompty_syntax::Secrets;
 
 use crate::config::EvaluatorConfig;
+use crate::contract::Contract;
 use crate::error::{Error, Result};
 use crate::evaluation::{Evaluation, JudgeReply};
 use crate::extract::json::{self as json_answer, Parsed};
 use crate::extract::{AnswerFormat, Extracted, label, number, tags};
 use crate::verdict::{OutOfRange, Threshold, Verdict, verdict, verdict_in_range};
+
+/// Where an evaluator's [contract](Evaluator::contract) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContractSource {
+    /// `metadata.evaluator.contract`.
+    Metadata,
+    /// The prompt's text ([`Contract::recognise`]).
+    Recognised,
+    /// The caller ([`Evaluator::with_contract`]).
+    Caller,
+    /// Nothing named one: 1.13.
+    Default,
+}
+
+impl ContractSource {
+    /// How a report names it: `metadata.evaluator.contract`, `recognised from the
+    /// prompt`, `chosen by the caller`, `default`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ContractSource::Metadata => "metadata.evaluator.contract",
+            ContractSource::Recognised => "recognised from the prompt",
+            ContractSource::Caller => "chosen by the caller",
+            ContractSource::Default => "default",
+        }
+    }
+}
 
 /// Scores judge answers as an [`EvaluatorConfig`] says.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +43,9 @@ pub struct Evaluator {
     name: String,
     config: EvaluatorConfig,
     out_of_range: OutOfRange,
+    /// Said of every evaluation (a threshold the 1.18 reference ignores).
+    warnings: Vec<String>,
+    contract_source: ContractSource,
     /// Values `${env:}` supplied to the prompt: never shown in an evaluation or an error.
     secrets: Secrets,
 }
@@ -25,7 +55,14 @@ impl Evaluator {
     /// `resultKey`).
     pub fn new(name: impl Into<String>, config: EvaluatorConfig) -> Self {
         let name = config.result_key.clone().unwrap_or_else(|| name.into());
-        Evaluator { name, config, out_of_range: OutOfRange::default(), secrets: Secrets::new() }
+        Evaluator {
+            name,
+            config,
+            out_of_range: OutOfRange::default(),
+            warnings: Vec::new(),
+            contract_source: ContractSource::Default,
+            secrets: Secrets::new(),
+        }
     }
 
     /// The evaluator a prompt configures: its `metadata.evaluator` block, else the known
@@ -33,9 +70,12 @@ impl Evaluator {
     /// name without `.prompty`). Named by the prompt's `name` (else `file_stem`, else
     /// `score`); the prompt's [secrets](prompty_syntax::Prompt::secrets) are applied, to
     /// the evaluator and to the configuration errors this returns.
+    ///
+    /// The contract is the block's `contract`, else the one the prompt's text asks for
+    /// ([`Contract::recognise`]), else 1.13 ([`Evaluator::contract_source`] says which).
     pub fn for_prompt(prompt: &prompty_syntax::Prompt, file_stem: Option<&str>) -> Result<Self> {
         let metadata = prompt.metadata.clone().map(serde_json::Value::Object).unwrap_or(serde_json::Value::Null);
-        let config = match EvaluatorConfig::from_metadata(&metadata) {
+        let mut config = match EvaluatorConfig::from_metadata(&metadata) {
             Ok(Some(c)) => c,
             Ok(None) => file_stem
                 .and_then(crate::builtin_config)
@@ -43,8 +83,38 @@ impl Evaluator {
                 .ok_or(Error::NoEvaluator)?,
             Err(e) => return Err(e.redacted(&prompt.secrets)),
         };
+        let source = match (config.contract, Contract::recognise(prompt)) {
+            (Some(_), _) => ContractSource::Metadata,
+            (None, Some(c)) => {
+                config.contract = Some(c);
+                ContractSource::Recognised
+            }
+            (None, None) => ContractSource::Default,
+        };
         let name = prompt.name.clone().or_else(|| file_stem.map(str::to_owned)).unwrap_or_else(|| "score".to_owned());
-        Ok(Evaluator::new(name, config).with_secrets(prompt.secrets.clone()))
+        let mut evaluator = Evaluator::new(name, config).with_secrets(prompt.secrets.clone());
+        evaluator.contract_source = source;
+        Ok(evaluator)
+    }
+
+    /// The judge contract: how answers are read under [`compat`](EvaluatorConfig::compat)
+    /// and which azure-ai-evaluation key layout the results have.
+    pub fn contract(&self) -> Contract {
+        self.config.contract.unwrap_or_default()
+    }
+
+    /// Where the contract came from.
+    pub fn contract_source(&self) -> ContractSource {
+        self.contract_source
+    }
+
+    /// Sets the contract (the command line's `--contract`, the facade's option). Call it
+    /// before [`Evaluator::with_threshold`].
+    #[must_use]
+    pub fn with_contract(mut self, contract: Contract) -> Self {
+        self.config.contract = Some(contract);
+        self.contract_source = ContractSource::Caller;
+        self
     }
 
     /// The evaluator with the values `${env:}` supplied to its prompt
@@ -74,6 +144,12 @@ impl Evaluator {
     pub fn with_threshold(mut self, threshold: Threshold) -> Result<Self> {
         if !threshold.value().is_finite() {
             return Err(Error::config("threshold", "expected a finite number"));
+        }
+        if let Some(reference) = self.config.compat.filter(|r| r.threshold_ignored_in_1_18())
+            && self.contract() == Contract::V1_18
+        {
+            self.warnings.push(crate::azure::ignored_threshold(reference));
+            return Ok(self);
         }
         if let Some(reference) = self.config.compat.filter(|r| r.fixed_threshold()) {
             return Err(Error::config(
@@ -125,13 +201,15 @@ impl Evaluator {
         &self.name
     }
 
-    /// The azure-ai-evaluation key layout for this evaluator's results: the reference
-    /// evaluator's own when the configuration follows one, else the base layout (score,
-    /// `gpt_` score, reason, result, threshold).
+    /// The azure-ai-evaluation key layout for this evaluator's results under its
+    /// contract: the reference evaluator's own when the configuration follows one, else
+    /// the base layout (1.13: score, `gpt_` score, reason, result, threshold; 1.18:
+    /// score, `_score`, `_passed`, `_result`, `_reason`, `_status`, `_threshold`,
+    /// `_properties`).
     pub fn azure_layout(&self) -> crate::AzureLayout {
         match self.config.compat {
-            Some(reference) => reference.layout(),
-            None => crate::AzureLayout::tagged(),
+            Some(reference) => reference.layout_for(self.contract()),
+            None => crate::AzureLayout::base(self.contract()),
         }
     }
 
@@ -197,6 +275,25 @@ impl Evaluator {
     fn evaluate_inner(&self, reply: &JudgeReply) -> Result<Evaluation> {
         let c = &self.config;
         if let Some(reference) = c.compat {
+            if self.contract() == Contract::V1_18 {
+                // The reference's own threshold where it ignores the configured one.
+                let threshold =
+                    if reference.threshold_ignored_in_1_18() { Threshold::from(3u8) } else { c.threshold.clone() };
+                let mut e = reference.score_1_18(&threshold, reply)?;
+                e.name = self.name.clone();
+                e.warnings.extend(self.warnings.iter().cloned());
+                if let (Some(score), Some((lo, hi))) = (e.score, reference.scale_1_18()) {
+                    if !(lo..=hi).contains(&score) {
+                        let shown = crate::py::repr_of(&crate::evaluation::float_value(score));
+                        e.warnings.push(format!(
+                            "the score {shown} is outside {}'s scale {lo} to {hi}; azure-ai-evaluation 1.18 compares it with the threshold as it stands ({})",
+                            reference.result_key(),
+                            e.verdict.as_str()
+                        ));
+                    }
+                }
+                return Ok(e);
+            }
             let mut e = reference.score(&c.threshold, reply)?;
             e.name = self.name.clone();
             return Ok(self.check_range(e));

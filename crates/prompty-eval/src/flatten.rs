@@ -41,6 +41,10 @@ pub enum RefVersion {
     /// 1.18.10: string arguments quoted, others bare (`k=True`, `k=None`),
     /// tool results as JSON (`""` for none), list system content joined.
     V1_18_10,
+    /// 1.18.10's `_tool_call_success` module, which formats tool calls with its own
+    /// copy of the helpers: arguments always quoted as in 1.13.3 (`k="True"`), tool
+    /// results as JSON as in 1.18.10.
+    V1_18_10ToolCallSuccess,
 }
 
 /// Raised where the reference would hit a Python error and fall back.
@@ -136,7 +140,7 @@ fn join_strs(parts: &[Value], sep: &str) -> Flat<String> {
 
 fn format_argument(key: &str, value: &Value, version: RefVersion) -> String {
     match version {
-        RefVersion::V1_13_3 => format!("{key}=\"{}\"", py::str_of(value)),
+        RefVersion::V1_13_3 | RefVersion::V1_18_10ToolCallSuccess => format!("{key}=\"{}\"", py::str_of(value)),
         RefVersion::V1_18_10 => match value {
             Value::String(s) => format!("{key}=\"{s}\""),
             other => format!("{key}={}", py::str_of(other)),
@@ -147,7 +151,7 @@ fn format_argument(key: &str, value: &Value, version: RefVersion) -> String {
 fn format_result(result: Option<&Value>, version: RefVersion) -> String {
     let text = match version {
         RefVersion::V1_13_3 => py::str_of(result.unwrap_or(&Value::Null)),
-        RefVersion::V1_18_10 => match result {
+        RefVersion::V1_18_10 | RefVersion::V1_18_10ToolCallSuccess => match result {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => py::json_dumps_unicode(other),
@@ -288,7 +292,9 @@ fn history_text(query: &Value, include_system: bool, include_tools: bool, versio
     if let Some(system) = system.filter(py_truthy) {
         let text = match (&system, version) {
             (Value::String(s), _) => s.clone(),
-            (Value::Array(parts), RefVersion::V1_18_10) => join_strs(parts, "\n")?,
+            (Value::Array(parts), RefVersion::V1_18_10 | RefVersion::V1_18_10ToolCallSuccess) => {
+                join_strs(parts, "\n")?
+            }
             _ => return Err(Malformed),
         };
         out.push_str("SYSTEM_PROMPT:\n  ");

@@ -5,6 +5,7 @@ use serde_json::{Number, Value};
 
 use crate::azure::evaluator::AzureEvaluator;
 use crate::config::{EvaluatorConfig, PREFIX, path};
+use crate::contract::Contract;
 use crate::error::{Error, Result};
 use crate::evaluation::ScoreForm;
 use crate::extract::AnswerFormat;
@@ -46,6 +47,10 @@ const KEYS: &[(&str, &str)] = &[
     (
         "compat",
         r#"{"type": "string", "description": "Follow the azure-ai-evaluation evaluator of this name (result key or class name)."}"#,
+    ),
+    (
+        "contract",
+        r#"{"enum": ["1.13", "1.18", 1.13, 1.18], "description": "The azure-ai-evaluation judge contract: 1.13 (tags, evaluator-specific JSON) or 1.18 (JSON reason/score/status). Default: 1.18 when the prompt asks for JSON mode and a reason, score and status (skipped), else 1.13."}"#,
     ),
 ];
 
@@ -150,6 +155,15 @@ impl EvaluatorConfig {
             }
             None => EvaluatorConfig::default(),
         };
+        if let Some(v) = map.get("contract") {
+            let name = match v {
+                Value::Number(n) => n.to_string(),
+                other => string_of("contract", other)?,
+            };
+            config.contract = Some(Contract::from_name(&name).ok_or_else(|| {
+                Error::config(path("contract"), format!("`{name}` is not one of \"1.13\", \"1.18\""))
+            })?);
+        }
         if let Some(v) = map.get("resultKey") {
             config.result_key = Some(string_of("resultKey", v)?);
         }
@@ -251,6 +265,8 @@ mod tests {
             (json!({"evaluator": {"thresold": 3}}), "metadata.evaluator.thresold"),
             (json!({"evaluator": {"compat": "nope"}}), "metadata.evaluator.compat"),
             (json!({"evaluator": {"validateRange": true}}), "metadata.evaluator.validateRange"),
+            (json!({"evaluator": {"contract": "2.0"}}), "metadata.evaluator.contract"),
+            (json!({"evaluator": {"contract": true}}), "metadata.evaluator.contract"),
         ];
         for (meta, key) in cases {
             let err = EvaluatorConfig::from_metadata(&meta).err();

@@ -273,7 +273,14 @@ fn conversation_split_and_aggregate() {
             {"role": "user", "content": "unanswered"}
         ]
     });
-    let all = TurnInputs { query: true, response: true, context: true, ground_truth: true, last_turn_only: false };
+    let all = TurnInputs {
+        query: true,
+        response: true,
+        context: true,
+        ground_truth: true,
+        last_turn_only: false,
+        response_context: true,
+    };
     let turns = conversation_turns(&conversation, all).unwrap_or_default();
     insta::assert_json_snapshot!(turns);
     let last = conversation_turns(&conversation, TurnInputs { last_turn_only: true, ..all }).unwrap_or_default();

@@ -25,6 +25,7 @@ prompty_syntax::define_codes! {
     PROVIDER_ERROR = "PW019", "provider-error", Error, "The provider answered with an error object.";
     INVALID_JSON = "PW020", "invalid-json-reply", Error, "The reply is not JSON although the prompt asks for a JSON object.";
     MISSING_OUTPUT_KEY = "PW021", "missing-output-key", Error, "A JSON reply without a key `outputs` declares.";
+    REASONING_MODEL = "PW022", "reasoning-model-unsupported", Error, "A reasoning-model request for a provider or API that has no such form.";
     UNSUPPORTED_OPTION = "PW101", "unsupported-option", Warning, "A `model.options` field the provider's API does not take is not sent.";
     SHADOWED_PARAMETER = "PW102", "shadowed-parameter", Warning, "A free-form parameter (`additionalProperties`, v1 `parameters`) whose field the request already sets is not sent.";
     DROPPED_METADATA = "PW103", "dropped-metadata", Warning, "A message metadata key the provider's message format has no place for is not sent.";

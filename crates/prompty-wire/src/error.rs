@@ -228,6 +228,16 @@ pub enum Error {
         /// The key.
         key: String,
     },
+    /// A reasoning-model request for a provider or API without that rewrite.
+    #[error(
+        "a reasoning-model request is an OpenAI-style chat or responses request; {provider} {api} requests have no reasoning-model form: leave out the reasoning-model option or compile for an OpenAI-style chat API"
+    )]
+    ReasoningModel {
+        /// The provider.
+        provider: Provider,
+        /// The API.
+        api: Api,
+    },
 }
 
 impl Error {
@@ -256,6 +266,7 @@ impl Error {
             Self::ProviderError { .. } => codes::PROVIDER_ERROR,
             Self::InvalidJson { .. } => codes::INVALID_JSON,
             Self::MissingOutputKey { .. } => codes::MISSING_OUTPUT_KEY,
+            Self::ReasoningModel { .. } => codes::REASONING_MODEL,
         }
     }
 
@@ -296,6 +307,7 @@ impl Error {
             | Self::MissingModel { .. }
             | Self::MissingDeployment { .. }
             | Self::PromptflowTarget { .. }
+            | Self::ReasoningModel { .. }
             | Self::NothingToEmbed { .. } => Vec::new(),
         }
     }
@@ -337,6 +349,7 @@ mod tests {
             Error::ProviderError { provider, message: s() },
             Error::InvalidJson { provider, problem: s() },
             Error::MissingOutputKey { provider, key: s() },
+            Error::ReasoningModel { provider, api },
         ]
     }
 

@@ -120,6 +120,27 @@ impl ResponseSpec {
     }
 }
 
+/// The token limit azure-ai-evaluation sets for reasoning models in place of a v1
+/// prompt's `max_tokens`.
+pub const REASONING_MAX_COMPLETION_TOKENS: u64 = 60_000;
+
+/// Rewrites the parameters of an OpenAI chat request for a reasoning model, as
+/// azure-ai-evaluation does for `is_reasoning_model=True`: `temperature`, `top_p`,
+/// `presence_penalty` and `frequency_penalty` are dropped, and `max_tokens` is removed
+/// and `max_completion_tokens` added after the remaining parameters. v1 prompts
+/// (`legacy`) get the reference's value, [`REASONING_MAX_COMPLETION_TOKENS`]; v2
+/// prompts keep their own limit under the new name. A `max_completion_tokens` the
+/// prompt already sets is kept as it is.
+pub fn reasoning_request(params: &mut serde_json::Map<String, Value>, legacy: bool) {
+    for key in ["temperature", "top_p", "presence_penalty", "frequency_penalty"] {
+        params.shift_remove(key);
+    }
+    if let Some(limit) = params.shift_remove("max_tokens") {
+        let limit = if legacy { Value::from(REASONING_MAX_COMPLETION_TOKENS) } else { limit };
+        params.entry("max_completion_tokens").or_insert(limit);
+    }
+}
+
 fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Result<Compiled, Error> {
     if prompt.profile == Profile::Promptflow {
         return promptflow::compile(prompt, messages, &target);
@@ -138,7 +159,10 @@ fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Resul
     if !overridden && let Some(w) = target::foreign_model(&ctx.model, provider) {
         ctx.warn(w);
     }
-    let body = if provider.speaks_openai() {
+    if target.reasoning_model && !(provider.speaks_openai() && matches!(api, Api::Chat | Api::Responses)) {
+        return Err(Error::ReasoningModel { provider, api });
+    }
+    let mut body = if provider.speaks_openai() {
         match api {
             Api::Chat => openai::chat(&mut ctx, messages)?,
             Api::Responses => openai::responses(&mut ctx, messages)?,
@@ -148,6 +172,20 @@ fn compile_inner(prompt: &Prompt, messages: &[Message], target: Target) -> Resul
     } else {
         anthropic::messages(&mut ctx, messages)?
     };
+    if target.reasoning_model
+        && let Value::Object(params) = &mut body
+    {
+        // v2 requests keep their keys in place: only the limit is renamed.
+        for key in ["temperature", "top_p", "presence_penalty", "frequency_penalty"] {
+            params.shift_remove(key);
+        }
+        if api == Api::Chat && params.contains_key("max_tokens") {
+            *params = std::mem::take(params)
+                .into_iter()
+                .map(|(k, v)| if k == "max_tokens" { ("max_completion_tokens".to_owned(), v) } else { (k, v) })
+                .collect();
+        }
+    }
     let response = response::spec_response(prompt, provider, api).with_answer_tool(ctx.answer_tool);
     Ok(Compiled { body, warnings: ctx.warnings, provider, api, response })
 }

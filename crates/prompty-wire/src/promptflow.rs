@@ -12,6 +12,9 @@ use crate::{Api, Compiled, Error, ParamSource, Provider, Target, Warning, anthro
 
 pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) -> Result<Compiled, Error> {
     let (provider, api) = resolve(prompt, target)?;
+    if target.reasoning_model && !provider.speaks_openai() {
+        return Err(Error::ReasoningModel { provider, api });
+    }
     let legacy = prompt.legacy.as_ref();
     let config = |key: &str| {
         legacy
@@ -42,6 +45,9 @@ pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) ->
         // `model` and `messages`, which replace parameters of those names in place.
         let mut body = Map::new();
         ctx.merge_params(&mut body, &[]);
+        if target.reasoning_model {
+            crate::reasoning_request(&mut body, true);
+        }
         for key in ["model", "messages"] {
             if body.contains_key(key) {
                 let w = Warning::ShadowedParameter {

@@ -144,6 +144,11 @@ pub struct Target {
     pub api: Option<Api>,
     /// Overrides the model id (v2 `model.id`; v1 the deployment from `model.configuration`).
     pub model: Option<String>,
+    /// The model is a reasoning model (azure-ai-evaluation's `is_reasoning_model`): OpenAI
+    /// chat requests drop `temperature`, `top_p`, `presence_penalty` and
+    /// `frequency_penalty`, and `max_tokens` becomes `max_completion_tokens` (see
+    /// [`reasoning_request`](crate::reasoning_request)).
+    pub reasoning_model: bool,
 }
 
 impl Target {
@@ -170,6 +175,13 @@ impl Target {
     #[must_use]
     pub fn with_model(mut self, model: impl Into<String>) -> Self {
         self.model = Some(model.into());
+        self
+    }
+
+    /// Marks the model as a reasoning model (see [`Target::reasoning_model`]).
+    #[must_use]
+    pub fn with_reasoning_model(mut self, reasoning: bool) -> Self {
+        self.reasoning_model = reasoning;
         self
     }
 

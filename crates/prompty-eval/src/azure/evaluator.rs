@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::contract::Contract;
 use crate::conversation::TurnInputs;
 use crate::error::{Error, Result};
 use crate::evaluation::{AzureKey, AzureLayout, MissingDetails};
@@ -41,15 +42,18 @@ pub enum AzureEvaluator {
     ToolInputAccuracy,
     /// `_ToolOutputUtilizationEvaluator`: JSON `{faulty_details, reason, label}`.
     ToolOutputUtilization,
-    /// `_ToolSuccessEvaluator`: JSON `{explanation, details, success}`.
+    /// `_ToolSuccessEvaluator`: JSON `{explanation, details, success}` (1.13.3).
     ToolSuccess,
+    /// `_ToolCallSuccessEvaluator`: JSON `{reason, properties, score, status}`, score 0
+    /// or 1 (1.18.10; the successor of `_ToolSuccessEvaluator`).
+    ToolCallSuccess,
 }
 
 use AzureEvaluator as E;
 
 impl AzureEvaluator {
     /// Every evaluator.
-    pub const ALL: [AzureEvaluator; 15] = [
+    pub const ALL: [AzureEvaluator; 16] = [
         E::Coherence,
         E::Fluency,
         E::Groundedness,
@@ -65,6 +69,7 @@ impl AzureEvaluator {
         E::ToolInputAccuracy,
         E::ToolOutputUtilization,
         E::ToolSuccess,
+        E::ToolCallSuccess,
     ];
 
     /// The result key (`coherence`, `tool_success`, ...).
@@ -85,6 +90,7 @@ impl AzureEvaluator {
             E::ToolInputAccuracy => "tool_input_accuracy",
             E::ToolOutputUtilization => "tool_output_utilization",
             E::ToolSuccess => "tool_success",
+            E::ToolCallSuccess => "tool_call_success",
         }
     }
 
@@ -106,6 +112,7 @@ impl AzureEvaluator {
             E::ToolInputAccuracy => "_ToolInputAccuracyEvaluator",
             E::ToolOutputUtilization => "_ToolOutputUtilizationEvaluator",
             E::ToolSuccess => "_ToolSuccessEvaluator",
+            E::ToolCallSuccess => "_ToolCallSuccessEvaluator",
         }
     }
 
@@ -122,14 +129,34 @@ impl AzureEvaluator {
     /// The default threshold.
     pub fn default_threshold(self) -> Threshold {
         match self {
-            E::ToolSelection | E::ToolInputAccuracy | E::ToolOutputUtilization | E::ToolSuccess => Threshold::from(1u8),
+            E::ToolSelection
+            | E::ToolInputAccuracy
+            | E::ToolOutputUtilization
+            | E::ToolSuccess
+            | E::ToolCallSuccess => Threshold::from(1u8),
             _ => Threshold::from(3u8),
         }
     }
 
     /// Whether the threshold is fixed (the constructor takes none).
     pub fn fixed_threshold(self) -> bool {
-        matches!(self, E::ToolInputAccuracy | E::ToolOutputUtilization | E::ToolSuccess)
+        matches!(self, E::ToolInputAccuracy | E::ToolOutputUtilization | E::ToolSuccess | E::ToolCallSuccess)
+    }
+
+    /// Whether 1.18.10 ignores a `threshold` constructor argument and reports 3 while
+    /// deciding pass/fail with its own rule (`score >= 1`): TaskAdherence and
+    /// `_TaskCompletion` never pass their threshold on.
+    pub fn threshold_ignored_in_1_18(self) -> bool {
+        matches!(self, E::TaskAdherence | E::TaskCompletion)
+    }
+
+    /// The threshold 1.18.10 reports and compares with, given the constructor
+    /// arguments (see [`threshold_ignored_in_1_18`](Self::threshold_ignored_in_1_18)).
+    pub fn threshold_1_18(self, init_kwargs: &Map<String, Value>) -> Result<Threshold> {
+        if self.threshold_ignored_in_1_18() {
+            return Ok(Threshold::from(3u8));
+        }
+        self.threshold(init_kwargs)
     }
 
     /// The threshold in effect given the constructor arguments
@@ -161,9 +188,33 @@ impl AzureEvaluator {
             E::ToolCallAccuracy => vec![K::Score, K::GptScore, K::Result, K::Threshold, K::Reason, obj],
             E::ToolSelection | E::ToolInputAccuracy => vec![K::Score, K::Result, K::Threshold, K::Reason, obj],
             E::ToolOutputUtilization => vec![K::Score, K::Reason, K::LabelResult, K::Threshold],
-            E::ToolSuccess => vec![K::Score, K::Result, K::Threshold, K::Reason],
+            E::ToolSuccess | E::ToolCallSuccess => vec![K::Score, K::Result, K::Threshold, K::Reason],
         };
-        AzureLayout { keys, metadata: true }
+        AzureLayout { keys, metadata: true, contract: Contract::V1_13 }
+    }
+
+    /// The scale 1.18.10's prompt asks the judge for (`None`: no fixed scale): a score
+    /// outside it is compared with the threshold as it stands by the evaluators that do
+    /// not validate it.
+    pub fn scale_1_18(self) -> Option<(f64, f64)> {
+        match self {
+            E::TaskAdherence
+            | E::TaskCompletion
+            | E::ToolSelection
+            | E::ToolInputAccuracy
+            | E::ToolOutputUtilization
+            | E::ToolCallSuccess
+            | E::ToolSuccess => Some((0.0, 1.0)),
+            _ => Some((1.0, 5.0)),
+        }
+    }
+
+    /// The key layout of this evaluator's result under a contract.
+    pub fn layout_for(self, contract: Contract) -> AzureLayout {
+        match contract {
+            Contract::V1_13 => self.layout(),
+            Contract::V1_18 => AzureLayout::v1_18(self == E::ToolCallAccuracy),
+        }
     }
 
     pub(super) fn is_base(self) -> bool {
@@ -177,6 +228,7 @@ impl AzureEvaluator {
             context,
             ground_truth: false,
             last_turn_only: false,
+            response_context: true,
         };
         match self {
             E::Coherence | E::Relevance => Some(t(true, true, false)),
@@ -199,7 +251,7 @@ impl AzureEvaluator {
             E::ResponseCompleteness => &["response", "ground_truth"],
             E::ToolCallAccuracy | E::ToolSelection => &["query", "tool_definitions"],
             E::ToolInputAccuracy | E::ToolOutputUtilization => &["query", "response", "tool_definitions"],
-            E::ToolSuccess => &["response", "tool_definitions"],
+            E::ToolSuccess | E::ToolCallSuccess => &["response", "tool_definitions"],
         }
     }
 }

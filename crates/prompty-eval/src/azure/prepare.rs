@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::builtin::builtin_prompt;
+use crate::builtin::builtin_prompt_for;
+use crate::contract::Contract;
 use crate::conversation::conversation_turns;
 use crate::error::{Error, Result};
 use crate::flatten::{
@@ -18,9 +19,23 @@ use AzureEvaluator as E;
 impl AzureEvaluator {
     /// Turns call arguments into the judge calls to make (one per turn).
     pub fn prepare(self, kwargs: &Map<String, Value>, version: RefVersion) -> Result<Prepared> {
+        let hoisted;
+        let kwargs = match (version, self.hoist_messages(kwargs)) {
+            (RefVersion::V1_13_3, _) | (_, None) => kwargs,
+            (_, Some(k)) => {
+                hoisted = k;
+                &hoisted
+            }
+        };
         let given = |k: &str| kwargs.get(k).filter(|v| !v.is_null());
+        if version != RefVersion::V1_13_3
+            && let Some(response) = given("response")
+            && is_intermediate_response(response)
+        {
+            return Ok(Prepared::NotApplicable(INTERMEDIATE.to_owned()));
+        }
         if let Some(conversation) = given("conversation") {
-            let Some(turn_inputs) = self.conversation_inputs() else {
+            let Some(turn_inputs) = self.conversation_inputs_for(version) else {
                 return Err(Error::input(
                     "conversation",
                     format!("{} does not accept a conversation", self.class_name()),
@@ -90,7 +105,8 @@ impl AzureEvaluator {
                 let query = get("query");
                 let context = get("context");
                 if !from_conversation && !query.is_null() {
-                    let drop_tools = flatten::py_truthy(&context);
+                    // 1.13.3 drops tool messages when there is a context; 1.18.10 keeps them.
+                    let drop_tools = version == RefVersion::V1_13_3 && flatten::py_truthy(&context);
                     put("query", simplify_messages(&query, true, drop_tools));
                     put("response", simplify_messages(&get("response"), true, drop_tools));
                     put("context", context);
@@ -142,7 +158,7 @@ impl AzureEvaluator {
                 put("response", flatten_response(response, true));
                 "tool_output_utilization.prompty"
             }
-            E::ToolSuccess => {
+            E::ToolSuccess | E::ToolCallSuccess => {
                 let response = get("response");
                 if parse_tool_calls(&response).is_empty() {
                     return Ok(None);
@@ -150,8 +166,13 @@ impl AzureEvaluator {
                 let used = filter_to_used_tools(&get("tool_definitions"), &[&response]);
                 put("tool_definitions", reformat_tool_definitions(&used));
                 put("response", response.clone());
-                put("tool_calls", format_tool_calls(&response, version));
-                "tool_success.prompty"
+                if self == E::ToolCallSuccess {
+                    put("tool_calls", format_tool_calls(&response, RefVersion::V1_18_10ToolCallSuccess));
+                    "tool_call_success.prompty"
+                } else {
+                    put("tool_calls", format_tool_calls(&response, version));
+                    "tool_success.prompty"
+                }
             }
             E::ToolInputAccuracy => {
                 let response = get("response");
@@ -163,7 +184,7 @@ impl AzureEvaluator {
                     RefVersion::V1_13_3 => {
                         flatten::agent_response_lines(&response, true, version).map(Value::Array).unwrap_or(response)
                     }
-                    RefVersion::V1_18_10 => flatten_response(response, true),
+                    RefVersion::V1_18_10 | RefVersion::V1_18_10ToolCallSuccess => flatten_response(response, true),
                 };
                 put("tool_calls", calls);
                 put("tool_definitions", get("tool_definitions"));
@@ -203,11 +224,80 @@ impl AzureEvaluator {
                 "tool_call_accuracy.prompty"
             }
         };
-        Ok(Some(JudgeCall { prompt, inputs }))
+        Ok(Some(JudgeCall { prompt, inputs, contract: version.into() }))
     }
 }
 
 const NO_TOOL_CALLS: &str = "No tool calls found in response or provided tool_calls.";
+const INTERMEDIATE: &str = "Intermediate response. Please provide the agent's final response for evaluation.";
+
+/// 1.18.10's intermediate-response check: the response is a message list whose last
+/// message's last content item is a `function_call` or an `mcp_approval_request`.
+fn is_intermediate_response(response: &Value) -> bool {
+    let Some(last) = response.as_array().and_then(|m| m.last()) else { return false };
+    let item = last.get("content").and_then(Value::as_array).and_then(|c| c.last());
+    matches!(item.and_then(|i| i.get("type")).and_then(Value::as_str), Some("function_call" | "mcp_approval_request"))
+}
+
+impl AzureEvaluator {
+    /// 1.18.10's `messages=[...]` argument: fluency, relevance, response_completeness,
+    /// retrieval and similarity move it, with `context` and `tool_definitions`, into a
+    /// conversation and stamp a top-level `ground_truth` onto every assistant message.
+    /// `None` when there is nothing to move.
+    fn hoist_messages(self, kwargs: &Map<String, Value>) -> Option<Map<String, Value>> {
+        if !matches!(self, E::Fluency | E::Relevance | E::ResponseCompleteness | E::Retrieval | E::Similarity) {
+            return None;
+        }
+        let messages = kwargs.get("messages").filter(|v| !v.is_null())?;
+        if kwargs.get("conversation").is_some_and(|c| !c.is_null()) {
+            return None;
+        }
+        let mut messages = messages.clone();
+        if let (Some(gt), Value::Array(items)) = (kwargs.get("ground_truth").filter(|v| !v.is_null()), &mut messages) {
+            for m in items.iter_mut().filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant")) {
+                if let Value::Object(o) = m {
+                    o.insert("ground_truth".to_owned(), gt.clone());
+                }
+            }
+        }
+        let mut conversation = Map::new();
+        conversation.insert("messages".to_owned(), messages);
+        for k in ["context", "tool_definitions"] {
+            if let Some(v) = kwargs.get(k).filter(|v| !v.is_null()) {
+                conversation.insert(k.to_owned(), v.clone());
+            }
+        }
+        let mut out: Map<String, Value> = kwargs
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "messages" | "context" | "tool_definitions" | "ground_truth"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.insert("conversation".to_owned(), Value::Object(conversation));
+        Some(out)
+    }
+
+    /// Which per-turn inputs a conversation gives, in a release: 1.18.10 also splits
+    /// conversations for response_completeness and similarity (with each assistant
+    /// message's `ground_truth`).
+    fn conversation_inputs_for(self, version: RefVersion) -> Option<crate::conversation::TurnInputs> {
+        let with_truth = |query: bool| crate::conversation::TurnInputs {
+            query,
+            response: true,
+            context: false,
+            ground_truth: true,
+            last_turn_only: false,
+            response_context: true,
+        };
+        match (self, version) {
+            (_, RefVersion::V1_13_3) => self.conversation_inputs(),
+            (E::ResponseCompleteness, _) => Some(with_truth(false)),
+            (E::Similarity, _) => Some(with_truth(true)),
+            _ => self
+                .conversation_inputs()
+                .map(|t| crate::conversation::TurnInputs { response_context: t.response, ..t }),
+        }
+    }
+}
 
 /// What [`AzureEvaluator::prepare`] produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -225,19 +315,21 @@ pub struct JudgeCall {
     pub prompt: &'static str,
     /// The inputs, exactly as the reference passes them to the prompt.
     pub inputs: Map<String, Value>,
+    /// The contract whose release ships the prompt.
+    pub contract: Contract,
 }
 
 impl JudgeCall {
     /// The corpus file stem of the prompt (`1.0.1__coherence__coherence`).
     pub fn corpus_file(&self) -> Option<&'static str> {
-        builtin_prompt(self.prompt).map(|p| p.file)
+        builtin_prompt_for(self.prompt, self.contract).map(|p| p.file)
     }
 
     /// The inputs resolved against the prompt's declared inputs: declared
     /// order, given values (even `null`) first, then defaults; undeclared
     /// inputs dropped.
     pub fn resolved_inputs(&self) -> Map<String, Value> {
-        let Some(prompt) = builtin_prompt(self.prompt) else {
+        let Some(prompt) = builtin_prompt_for(self.prompt, self.contract) else {
             return self.inputs.clone();
         };
         let mut out = Map::new();

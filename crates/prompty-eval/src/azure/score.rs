@@ -186,7 +186,7 @@ impl AzureEvaluator {
                 e.label = Some(label);
                 e.verdict = pass_fail(score >= t);
             }
-            E::ToolSuccess => {
+            E::ToolSuccess | E::ToolCallSuccess => {
                 let map = object_answer(content)?;
                 let success = match map.get("success") {
                     Some(Value::String(s)) => s.to_uppercase() == "TRUE",
@@ -214,6 +214,7 @@ impl AzureEvaluator {
             let layout = AzureLayout {
                 keys: vec![AzureKey::Score, AzureKey::GptScore, AzureKey::Result, AzureKey::Threshold],
                 metadata: false,
+                contract: crate::contract::Contract::V1_13,
             };
             return evaluation.to_azure(&layout);
         }

@@ -86,7 +86,7 @@ impl AzureEvaluator {
                 json.label = key("label");
                 json.reason = key("reason");
             }
-            E::ToolSuccess => {
+            E::ToolSuccess | E::ToolCallSuccess => {
                 c.answer = AnswerFormat::Label;
                 json.score = key("success");
                 json.reason = key("explanation");

@@ -525,7 +525,7 @@ pub fn parse_object(answer: &str) -> Result<Map<String, Value>, Error> {
 
 /// A JSON value as Python's `float()` reads it: numbers as they are, numeric strings
 /// parsed (`"inf"` and `"nan"` included), booleans as 1 and 0; `None` for `null`.
-fn float_of(field: &str, value: &Value) -> Result<Option<f64>, Error> {
+pub(crate) fn float_of(field: &str, value: &Value) -> Result<Option<f64>, Error> {
     let not_numeric = || Error::ScoreNotNumeric { field: field.to_owned(), value: py::repr_of(value) };
     Ok(Some(match value {
         Value::Null => return Ok(None),
