@@ -43,6 +43,11 @@ pub(crate) struct BatchArgs {
     /// The model or deployment id (overrides the prompt's).
     #[arg(long)]
     model: Option<String>,
+    /// The model is a reasoning model (azure-ai-evaluation's `is_reasoning_model`):
+    /// temperature, top_p and the penalties are dropped, and `max_tokens` becomes
+    /// `max_completion_tokens` (60000 for v1 prompts, as the reference sets it).
+    #[arg(long)]
+    reasoning_model: bool,
     /// Where to write the batch file (default: standard output).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -87,7 +92,7 @@ pub(crate) fn run(args: &BatchArgs, reporter: &crate::report::Reporter) -> Resul
         BatchProvider::Openai => prompty_wire::Provider::OpenAi,
         BatchProvider::Anthropic => prompty_wire::Provider::Anthropic,
     };
-    let mut target = Target::new().with_provider(provider);
+    let mut target = Target::new().with_provider(provider).with_reasoning_model(args.reasoning_model);
     if let Some(m) = &args.model {
         target = target.with_model(m.clone());
     }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::ValueEnum;
-use prompty_eval::{AzureLayout, Evaluator, Gates, MaxUnknown, OutOfRange, Pricing, ResultLine, Run, Threshold};
+use prompty_eval::{
+    AzureLayout, Contract, Evaluator, Gates, MaxUnknown, OutOfRange, Pricing, ResultLine, Run, Threshold,
+};
 use prompty_syntax::Prompt;
 use serde_json::Value;
 
@@ -19,8 +21,21 @@ use crate::{Failure, LoadArgs, load_prompt};
 pub(crate) enum EvalFormat {
     /// This toolkit's record.
     Clean,
-    /// The azure-ai-evaluation 1.13 result keys (`{k}`, `gpt_{k}`, `{k}_result`, ...).
+    /// The azure-ai-evaluation result keys of the contract in use (1.13: `{k}`, `gpt_{k}`,
+    /// `{k}_result`, ...; 1.18: `{k}`, `{k}_score`, `{k}_passed`, ..., `{k}_properties`).
     Azure,
+}
+
+/// The azure-ai-evaluation judge contract.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum ContractArg {
+    /// azure-ai-evaluation 1.13.3: tags or evaluator-specific JSON; `gpt_{k}` keys.
+    #[value(name = "1.13")]
+    V1_13,
+    /// azure-ai-evaluation 1.18.10: JSON `{reason, score, status}`; `{k}_passed`,
+    /// `{k}_status`, `{k}_properties` keys.
+    #[value(name = "1.18")]
+    V1_18,
 }
 
 #[derive(clap::Args)]
@@ -53,6 +68,10 @@ pub(crate) struct VerdictArgs {
     /// (default: such a score has no verdict, `unknown`, never a pass).
     #[arg(long)]
     allow_out_of_range: bool,
+    /// The judge contract (default: the prompt's `metadata.evaluator.contract`, else 1.18
+    /// when the prompt asks for JSON mode and a reason, score and status, else 1.13).
+    #[arg(long, value_enum, value_name = "VERSION")]
+    contract: Option<ContractArg>,
 }
 
 /// Exit status: 0 every row evaluated and every gate passed; 1 a row has an error record or
@@ -139,7 +158,12 @@ impl VerdictArgs {
     /// The evaluator with the threshold override and the out-of-range policy applied.
     fn apply(&self, evaluator: Evaluator) -> Result<Evaluator, Failure> {
         let policy = if self.allow_out_of_range { OutOfRange::Allow } else { OutOfRange::Unknown };
-        let evaluator = evaluator.with_out_of_range(policy);
+        let mut evaluator = evaluator.with_out_of_range(policy);
+        match self.contract {
+            Some(ContractArg::V1_13) => evaluator = evaluator.with_contract(Contract::V1_13),
+            Some(ContractArg::V1_18) => evaluator = evaluator.with_contract(Contract::V1_18),
+            None => {}
+        }
         match &self.threshold {
             None => Ok(evaluator),
             Some(t) => {
@@ -177,19 +201,28 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     }
     let (prompt, _) = load_prompt(&args.file, &args.load)?;
     let evaluator = args.verdict.apply(evaluator_for(&args.file, &prompt)?)?;
+    let mut sample_input = None;
     if let Some(path) = &args.inputs {
         let given = read_object(path)?;
         prompt
             .validate_inputs(&given)
             .map_err(|e| Failure::Message(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
+        sample_input = Some(prompty_eval::azure::sample_input(&prompt, &given));
     }
+    report_contract(&evaluator);
     let (name, text) = read_text(&args.answer)?;
     let reply = prompty_eval::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
-    let evaluation = evaluator.evaluate(&reply).map_err(|e| {
+    let mut evaluation = evaluator.evaluate(&reply).map_err(|e| {
         let mut d = e.to_diagnostic();
         prompt.secrets.redact_diagnostic(&mut d);
         Failure::diagnostic(crate::report::whole(Path::new(&name), d))
     })?;
+    if let Some(s) = sample_input {
+        evaluation.sample_input = Some(prompt.secrets.redact(&s).into_owned());
+    }
+    for w in &evaluation.warnings {
+        eprintln!("warning: {}", shown(&prompt, w.clone()));
+    }
     let mut shown_evaluation = match args.format {
         EvalFormat::Clean => serde_json::to_value(&evaluation).unwrap_or(Value::Null),
         EvalFormat::Azure => Value::Object(evaluation.to_azure(&evaluator.azure_layout())),
@@ -200,6 +233,11 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     serde_json::to_writer_pretty(&mut out, &shown_evaluation)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// Says on standard error which judge contract the evaluator follows and why.
+fn report_contract(evaluator: &Evaluator) {
+    eprintln!("contract: {} ({})", evaluator.contract(), evaluator.contract_source().describe());
 }
 
 /// A JSON-lines file of the command line (`--data`, `--answers`, results).
@@ -358,6 +396,9 @@ impl Output<'_> {
         if let Some(error) = result.error() {
             self.error(&error.message);
         }
+        for w in result.evaluation().map(|e| e.warnings.as_slice()).unwrap_or_default() {
+            self.warn(&format!("line {}: {w}", result.line));
+        }
         let mut record = match self.format {
             EvalFormat::Clean => result.to_json(),
             EvalFormat::Azure => result.to_azure(&self.layout),
@@ -480,6 +521,8 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
     // Every error from here on may quote the prompt (a provider's answer, a model name).
     let run = || -> Result<EvalStatus, Failure> {
         let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
+        report_contract(&evaluator);
+        let contract = evaluator.contract();
         let rows = open_lines(data)?;
         let mut stdout;
         let out: &mut dyn Write = match &mut staged {
@@ -540,6 +583,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
                 );
             }
             o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
+            o.insert("contract".into(), Value::String(contract.as_str().to_owned()));
             if interrupted {
                 o.insert("interrupted".into(), Value::Bool(true));
             }

@@ -87,6 +87,11 @@ enum Command {
         /// The model or deployment id (overrides the prompt's).
         #[arg(long)]
         model: Option<String>,
+        /// The model is a reasoning model (azure-ai-evaluation's `is_reasoning_model`):
+        /// temperature, top_p and the penalties are dropped, and `max_tokens` becomes
+        /// `max_completion_tokens` (60000 for v1 prompts, as the reference sets it).
+        #[arg(long)]
+        reasoning_model: bool,
     },
     /// Render prompts with their input cases and compare with the reviewed snapshot files.
     Snapshot(snapshot::SnapshotArgs),
@@ -269,8 +274,9 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         },
         Command::Load { file, load } => cmd_load(&file, &load),
         Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
-        Command::Compile { file, inputs, load, provider, api, model } => {
-            cmd_compile(&file, &inputs, &load, provider.as_deref(), api.as_deref(), model, reporter)
+        Command::Compile { file, inputs, load, provider, api, model, reasoning_model } => {
+            let target = Overrides { provider: provider.as_deref(), api: api.as_deref(), model, reasoning_model };
+            cmd_compile(&file, &inputs, &load, target, reporter)
         }
     };
     match result {
@@ -368,11 +374,10 @@ fn cmd_compile(
     file: &Path,
     inputs: &InputArgs,
     load: &LoadArgs,
-    provider: Option<&str>,
-    api: Option<&str>,
-    model: Option<String>,
+    overrides: Overrides<'_>,
     reporter: &Reporter,
 ) -> Result<(), Failure> {
+    let Overrides { provider, api, model, reasoning_model } = overrides;
     let given = inputs.collect()?;
     let (renderer, text) = load_renderer(file, load)?;
     warn_undeclared(file, renderer.prompt(), &given);
@@ -387,9 +392,18 @@ fn cmd_compile(
     if let Some(m) = model {
         target = target.with_model(m);
     }
+    let target = target.with_reasoning_model(reasoning_model);
     let compiled = prompty_wire::compile(renderer.prompt(), &messages, target).map_err(|e| wire_failure(file, &e))?;
     reporter.wire_warnings(file, &compiled.warnings);
     print_json(&compiled.body)
+}
+
+/// What `compile` overrides of the prompt's model.
+struct Overrides<'a> {
+    provider: Option<&'a str>,
+    api: Option<&'a str>,
+    model: Option<String>,
+    reasoning_model: bool,
 }
 
 /// Loads a prompt and compiles its template; errors name the file, line and column.

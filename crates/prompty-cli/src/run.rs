@@ -36,6 +36,11 @@ pub(crate) struct TargetArgs {
     /// `[run] allow-key-vars` in prompty.toml).
     #[arg(long = "allow-key-var", value_name = "NAME")]
     pub(crate) allow_key_vars: Vec<String>,
+    /// The model is a reasoning model (azure-ai-evaluation's `is_reasoning_model`): the
+    /// request drops temperature, top_p and the penalties, and `max_tokens` becomes
+    /// `max_completion_tokens` (60000 for v1 prompts, as the reference sets it).
+    #[arg(long)]
+    pub(crate) reasoning_model: bool,
 }
 
 impl TargetArgs {
@@ -48,7 +53,7 @@ impl TargetArgs {
         if let Some(m) = &self.model {
             target = target.with_model(m.clone());
         }
-        Ok(target)
+        Ok(target.with_reasoning_model(self.reasoning_model))
     }
 
     /// What the user says about the endpoint: the command line, and `[run]` of the

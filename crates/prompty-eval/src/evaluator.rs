@@ -196,6 +196,56 @@ impl Evaluator {
         e
     }
 
+    /// Whether a data row holds the reference evaluator's call arguments rather than the
+    /// prompt's inputs: the evaluator follows a reference evaluator
+    /// ([`compat`](EvaluatorConfig::compat)) and the row has a `conversation`, a
+    /// `messages` list or a message-list `response`, which the reference splits into
+    /// turns or flattens before it renders a prompt.
+    pub fn takes_call_arguments(&self, row: &serde_json::Map<String, serde_json::Value>) -> bool {
+        self.config.compat.is_some()
+            && (row.contains_key("conversation")
+                || row.contains_key("messages")
+                || row.get("response").is_some_and(serde_json::Value::is_array))
+    }
+
+    /// Evaluates the reference evaluator's call arguments (a conversation, agent message
+    /// lists; see [`Evaluator::takes_call_arguments`]) with one recorded reply per judge
+    /// call the reference would make, in order: the calls are prepared, each reply
+    /// scored, and a conversation's turns kept in [`Evaluation::turns`]. Fewer or more
+    /// replies than calls is an error naming both counts.
+    pub fn evaluate_call_arguments(
+        &self,
+        kwargs: &serde_json::Map<String, serde_json::Value>,
+        replies: &[JudgeReply],
+    ) -> Result<Evaluation> {
+        let Some(reference) = self.config.compat else {
+            return Err(Error::config(
+                "compat",
+                "only an evaluator that follows a reference evaluator takes call arguments",
+            ));
+        };
+        let contract = self.contract();
+        let calls = match reference.prepare(kwargs, contract.ref_version())? {
+            crate::azure::Prepared::Calls(calls) => calls.len(),
+            crate::azure::Prepared::NotApplicable(_) => 0,
+        };
+        if calls != replies.len() {
+            return Err(Error::input(
+                "answers",
+                format!("the row makes {calls} judge call(s) but its answer line has {} answer(s)", replies.len()),
+            ));
+        }
+        let mut init = serde_json::Map::new();
+        if !reference.threshold_ignored_in_1_18() {
+            init.insert("threshold".to_owned(), serde_json::Value::Number(self.config.threshold.0.clone()));
+        }
+        let mut judge = |i: usize, _: &crate::azure::JudgeCall| replies.get(i).cloned().unwrap_or_default();
+        let mut e = crate::azure::evaluate(reference, &init, kwargs, contract, &mut judge)?;
+        e.name = self.name.clone();
+        e.warnings.extend(self.warnings.iter().cloned());
+        Ok(e.redacted(&self.secrets))
+    }
+
     /// The result key.
     pub fn name(&self) -> &str {
         &self.name

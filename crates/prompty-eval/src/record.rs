@@ -186,6 +186,14 @@ impl ResultLine {
         }
     }
 
+    /// Records the prompt inputs as the reference writes them (`sample_input` of the
+    /// azure layouts), when the row has an evaluation.
+    pub fn set_sample_input(&mut self, sample_input: String) {
+        if let RowOutcome::Evaluated(e) = &mut self.outcome {
+            e.sample_input = Some(sample_input);
+        }
+    }
+
     /// The error record, when the row has one.
     pub fn error(&self) -> Option<&RowError> {
         match &self.outcome {

@@ -69,6 +69,43 @@ impl Run {
         ResultLine::new(line, outcome)
     }
 
+    /// The result of a data row that holds the reference evaluator's call arguments
+    /// ([`Evaluator::takes_call_arguments`]: a conversation, agent message lists), scored
+    /// with its answer line: a JSON array with one answer per judge call the reference
+    /// makes for the row (a single answer when it makes one). `None` for any other row.
+    pub fn call_arguments_row(&mut self, line: u64, row: &Line, answer: &Line, source: &str) -> Option<ResultLine> {
+        let Line::Text(text) = row else { return None };
+        let Ok(serde_json::Value::Object(kwargs)) = serde_json::from_str::<serde_json::Value>(text) else {
+            return None;
+        };
+        if !self.evaluator.takes_call_arguments(&kwargs) {
+            return None;
+        }
+        let fail = |kind, message: String| ResultLine::new(line, Err(RowError::new(kind, message)));
+        let Line::Text(answer) = answer else {
+            return Some(fail(RowErrorKind::AnswerNotUtf8, format!("{source}:{line}: not UTF-8 text")));
+        };
+        let replies = match serde_json::from_str::<serde_json::Value>(answer) {
+            Ok(serde_json::Value::Array(items)) => items.into_iter().map(crate::reply::from_value).collect(),
+            _ => crate::reply::from_text(answer).map(|r| vec![r]),
+        };
+        let replies = match replies {
+            Ok(r) => r,
+            Err(e) => return Some(fail(RowErrorKind::AnswerNotUnderstood, format!("{source}:{line}: {e}"))),
+        };
+        for r in &replies {
+            let model = r.model.as_deref().unwrap_or_default();
+            if r.usage.is_some() || !model.is_empty() {
+                self.summary.tokens(model, r.usage);
+            }
+        }
+        let outcome = self
+            .evaluator
+            .evaluate_call_arguments(&kwargs, &replies)
+            .map_err(|e| RowError::new(RowErrorKind::EvaluationFailed, format!("{source}:{line}: {e}")));
+        Some(ResultLine::new(line, outcome))
+    }
+
     /// Data line `line` has no evaluation: `error` says why. Counts once recorded.
     pub fn fail(&self, line: u64, error: RowError) -> ResultLine {
         ResultLine::new(line, Err(error))
@@ -151,17 +188,27 @@ impl<D: BufRead, A: BufRead> Recorded<'_, D, A> {
             let result = self.run.fail(line, RowError::new(RowErrorKind::MissingAnswer, message));
             return Ok(self.keep(result));
         };
-        if let Err(e) = row_inputs(self.prompt, row, self.data.name(), line) {
-            let result = self.run.fail(line, e);
+        if let Some(result) = self.run.call_arguments_row(line, &row, &answer, self.answers.name()) {
             return Ok(self.keep(result));
         }
+        let inputs = match row_inputs(self.prompt, row, self.data.name(), line) {
+            Ok(inputs) => inputs,
+            Err(e) => {
+                let result = self.run.fail(line, e);
+                return Ok(self.keep(result));
+            }
+        };
         let source = self.answers.name().to_owned();
         let result = match answer {
             Line::NotUtf8 => self
                 .run
                 .fail(line, RowError::new(RowErrorKind::AnswerNotUtf8, format!("{source}:{line}: not UTF-8 text"))),
             Line::Text(answer) => match crate::reply::from_text(&answer) {
-                Ok(reply) => self.run.score(line, &reply, "", &source),
+                Ok(reply) => {
+                    let mut result = self.run.score(line, &reply, "", &source);
+                    result.set_sample_input(crate::azure::sample_input(self.prompt, &inputs));
+                    result
+                }
                 Err(e) => self
                     .run
                     .fail(line, RowError::new(RowErrorKind::AnswerNotUnderstood, format!("{source}:{line}: {e}"))),

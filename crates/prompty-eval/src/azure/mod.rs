@@ -142,6 +142,23 @@ pub fn evaluate(
     Ok(e)
 }
 
+/// The reference's `sample_input` for a prompt rendered with `inputs`: a JSON list with
+/// one user message whose content is the JSON of the inputs resolved against the
+/// prompt's declared inputs (declared order; the given value, even `null`, else the
+/// default; undeclared inputs left out).
+pub fn sample_input(prompt: &prompty_syntax::Prompt, inputs: &Map<String, Value>) -> String {
+    let mut resolved = Map::new();
+    for p in prompt.inputs.iter().flatten() {
+        if let Some(v) = inputs.get(&p.name) {
+            resolved.insert(p.name.clone(), v.clone());
+        } else if let Some(d) = &p.default {
+            resolved.insert(p.name.clone(), d.clone());
+        }
+    }
+    let content = crate::py::json_dumps(&Value::Object(resolved));
+    format!("[{{\"role\": \"user\", \"content\": {}}}]", crate::py::json_dumps_str(&content))
+}
+
 /// Why a threshold the 1.18 reference ignores is misleading.
 pub fn ignored_threshold(evaluator: AzureEvaluator) -> String {
     format!(
