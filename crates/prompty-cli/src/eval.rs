@@ -209,7 +209,7 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Message(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
         sample_input = Some(prompty_eval::azure::sample_input(&prompt, &given));
     }
-    report_contract(&evaluator);
+    report_contract(&evaluator, &args.load);
     let (name, text) = read_text(&args.answer)?;
     let reply = prompty_eval::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
     let mut evaluation = evaluator.evaluate(&reply).map_err(|e| {
@@ -235,9 +235,13 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Says on standard error which judge contract the evaluator follows and why.
-fn report_contract(evaluator: &Evaluator) {
-    eprintln!("contract: {} ({})", evaluator.contract(), evaluator.contract_source().describe());
+/// Says on standard error which judge contract the evaluator follows and why (with the
+/// human error format; the machine formats keep standard error to their own records, and
+/// `eval --summary-json` carries the contract).
+fn report_contract(evaluator: &Evaluator, load: &LoadArgs) {
+    if load.error_format == crate::report::Format::Human {
+        eprintln!("contract: {} ({})", evaluator.contract(), evaluator.contract_source().describe());
+    }
 }
 
 /// A JSON-lines file of the command line (`--data`, `--answers`, results).
@@ -521,7 +525,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
     // Every error from here on may quote the prompt (a provider's answer, a model name).
     let run = || -> Result<EvalStatus, Failure> {
         let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
-        report_contract(&evaluator);
+        report_contract(&evaluator, &args.load);
         let contract = evaluator.contract();
         let rows = open_lines(data)?;
         let mut stdout;

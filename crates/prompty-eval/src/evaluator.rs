@@ -374,6 +374,10 @@ impl Evaluator {
         if e.status.as_deref() == Some("skipped") {
             e.verdict = Verdict::NotApplicable;
             e.score = None;
+            if self.contract() == Contract::V1_18 {
+                // A skipped answer has no score by the contract: nothing is wrong.
+                e.problem = None;
+            }
             e.reason = format!("Not applicable: {}", e.reason);
             return Ok(e.with_reply(reply));
         }
