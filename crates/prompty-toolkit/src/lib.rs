@@ -25,7 +25,9 @@
 //! - **Requests**: [`Prompty::compile`] builds the body for OpenAI (chat, responses,
 //!   embeddings, images; Azure and Foundry alike) or Anthropic (feature `wire`).
 //! - **Scores**: [`Prompty::score`] reads a judge model's answer with the prompt's evaluator
-//!   configuration (feature `eval`).
+//!   configuration (feature `eval`), under the azure-ai-evaluation judge contract the prompt
+//!   asks for or [`Loader::contract`] names; [`Prompty::to_azure`] lays it out with the
+//!   reference's result keys. A reasoning model's request: [`Target::with_reasoning_model`].
 //! - **Compile-time prompts**: `include_prompty!("prompts/x.prompty")` checks a prompt
 //!   while your crate compiles and generates a typed inputs struct (feature `macros`).
 //!
@@ -91,7 +93,7 @@ pub use serde_json::{Map, Value};
 pub use prompty_wire::{Api, Compiled, Provider, Target, Warning};
 
 #[cfg(feature = "eval")]
-pub use prompty_eval::{Evaluation, JudgeReply, Verdict};
+pub use prompty_eval::{Contract, Evaluation, JudgeReply, Verdict};
 
 #[cfg(feature = "std-host")]
 pub use prompty_host::StdHost;

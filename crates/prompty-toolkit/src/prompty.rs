@@ -52,6 +52,9 @@ pub struct Loader {
     require_env: bool,
     /// Help added to "environment variable not set" errors.
     env_hint: Option<&'static str>,
+    /// The judge contract every loaded prompt's evaluator follows (`None`: the prompt's).
+    #[cfg(feature = "eval")]
+    contract: Option<crate::eval::Contract>,
 }
 
 impl std::fmt::Debug for Loader {
@@ -83,7 +86,33 @@ impl Loader {
             thread_roles: None,
             require_env: false,
             env_hint: Some(NO_ENV_HOST),
+            #[cfg(feature = "eval")]
+            contract: None,
         }
+    }
+
+    /// The azure-ai-evaluation judge contract the loaded prompts' evaluators follow, as
+    /// the command line's `--contract` (default: the prompt's `metadata.evaluator.contract`,
+    /// else the one its text asks for, else 1.13; see
+    /// [`Contract::recognise`](crate::eval::Contract::recognise)).
+    ///
+    /// ```
+    /// use prompty_toolkit::{Contract, Loader};
+    ///
+    /// let text = "---\nname: brevity\nmetadata:\n  evaluator: {answer: json}\n---\nuser:\nRate it.";
+    /// let prompt = Loader::new().contract(Contract::V1_18).load_str(text)?;
+    /// let e = prompt.score(r#"{"reason": "empty", "score": null, "status": "skipped"}"#)?;
+    /// assert_eq!(e.verdict, prompty_toolkit::Verdict::NotApplicable);
+    /// let azure = prompt.to_azure(&e)?;
+    /// assert_eq!(azure["brevity_result"], "not_applicable");
+    /// assert_eq!(azure["brevity_passed"], serde_json::Value::Null);
+    /// # Ok::<(), prompty_toolkit::Error>(())
+    /// ```
+    #[cfg(feature = "eval")]
+    #[must_use]
+    pub fn contract(mut self, contract: crate::eval::Contract) -> Self {
+        self.contract = Some(contract);
+        self
     }
 
     /// Loads through the real file system (and the environment, when `host` allows it),
@@ -224,6 +253,8 @@ impl Loader {
             diagnostics,
             stem,
             #[cfg(feature = "eval")]
+            contract: self.contract,
+            #[cfg(feature = "eval")]
             evaluator: std::sync::OnceLock::new(),
         })
     }
@@ -252,6 +283,8 @@ pub struct Prompty {
     /// The file's stem: a known evaluator prompt is found by it.
     #[cfg_attr(not(feature = "eval"), allow(dead_code))]
     stem: Option<String>,
+    #[cfg(feature = "eval")]
+    contract: Option<crate::eval::Contract>,
     #[cfg(feature = "eval")]
     evaluator: std::sync::OnceLock<Result<crate::eval::Evaluator, Error>>,
 }
@@ -347,7 +380,26 @@ impl Prompty {
 
     #[cfg(feature = "eval")]
     fn make_evaluator(&self) -> Result<crate::eval::Evaluator, Error> {
-        crate::eval::Evaluator::for_prompt(self.prompt(), self.stem.as_deref()).map_err(|e| self.score_error(e))
+        let evaluator =
+            crate::eval::Evaluator::for_prompt(self.prompt(), self.stem.as_deref()).map_err(|e| self.score_error(e))?;
+        Ok(match self.contract {
+            Some(c) => evaluator.with_contract(c),
+            None => evaluator,
+        })
+    }
+
+    /// An evaluation in the azure-ai-evaluation key layout of the evaluator's contract
+    /// (what `prompty score --format azure` prints): 1.13 `{k}`, `gpt_{k}`, ...; 1.18
+    /// `{k}`, `{k}_score`, `{k}_passed`, `{k}_result`, `{k}_reason`, `{k}_status`,
+    /// `{k}_threshold`, `{k}_properties`.
+    #[cfg(feature = "eval")]
+    pub fn to_azure(&self, evaluation: &crate::Evaluation) -> Result<Map<String, Value>, Error> {
+        let mut out = Value::Object(evaluation.to_azure(&self.evaluator()?.azure_layout()));
+        self.prompt().secrets.redact_json(&mut out);
+        Ok(match out {
+            Value::Object(o) => o,
+            _ => Map::new(),
+        })
     }
 
     #[cfg(feature = "eval")]
