@@ -11,8 +11,9 @@
 //!   file stem; the score range it declares is the one the prompt text asks
 //!   for; a canned JSON answer scoring the top of the range passes, one at
 //!   the bottom fails, and an answer with no readable score is `unknown`,
-//!   never `pass` (and `not_applicable` when the prompt tells the judge it
-//!   may skip).
+//!   never `pass`; the prompt follows the JSON judge contract (azure-ai-evaluation
+//!   1.18: `{reason, score, status}`, recognised as such and configured for it), and
+//!   a `status: skipped` answer is `not_applicable` with its reason and no problem.
 //! * `<stem>@<case>`: the prompt renders with the case's inputs to a system and
 //!   a user message with no template syntax left. The reviewed renderings are in
 //!   `<workspace>/snapshots/prompts/`, checked (stale files included) by
@@ -194,22 +195,38 @@ fn check_evaluator(file: &PromptFile) -> Result<(), Failed> {
     let top = range.max_f64();
     let bottom = range.min_f64();
     expect(
-        &format!("{{\"reason\": \"Meets every point of the rubric.\", \"score\": {top}}}"),
+        &format!("{{\"reason\": \"Meets every point of the rubric.\", \"score\": {top}, \"status\": \"completed\"}}"),
         Verdict::Pass,
         Some(top),
     )?;
     expect(
-        &format!("{{\"reason\": \"Fails the rubric on every point.\", \"score\": {bottom}}}"),
+        &format!(
+            "{{\"reason\": \"Fails the rubric on every point.\", \"score\": {bottom}, \"status\": \"completed\"}}"
+        ),
         Verdict::Fail,
         Some(bottom),
     )?;
     expect("I would rate this response very highly; it is excellent.", Verdict::Unknown, None)?;
-    if body.contains("\"status\": \"skipped\"") {
-        expect(
-            "{\"reason\": \"No tool calls to evaluate.\", \"score\": null, \"status\": \"skipped\"}",
-            Verdict::NotApplicable,
-            None,
-        )?;
+    // The JSON judge contract (azure-ai-evaluation 1.18): the prompt asks for a status and
+    // says when to skip; a skipped answer is not applicable.
+    if !body.contains("\"status\": \"completed\"") || !body.contains("\"status\": \"skipped\"") {
+        return Err("the prompt does not ask for `status` (`completed`, or `skipped` with a null score)".into());
+    }
+    if prompty_eval::Contract::recognise(&prompt) != Some(prompty_eval::Contract::V1_18)
+        || evaluator.contract() != prompty_eval::Contract::V1_18
+    {
+        return Err("the prompt is not recognised as, or configured for, the 1.18 judge contract".into());
+    }
+    expect(
+        "{\"reason\": \"There is nothing to grade.\", \"score\": null, \"status\": \"skipped\"}",
+        Verdict::NotApplicable,
+        None,
+    )?;
+    let skipped = evaluator
+        .evaluate(&JudgeReply::text("{\"reason\": \"Empty.\", \"score\": null, \"status\": \"skipped\"}"))
+        .map_err(|e| e.to_string())?;
+    if skipped.reason != "Not applicable: Empty." || skipped.problem.is_some() {
+        return Err(format!("a skipped answer gave reason {:?}, problem {:?}", skipped.reason, skipped.problem).into());
     }
     Ok(())
 }
