@@ -209,7 +209,6 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Message(shown(&prompt, format!("{}: {e}", args.file.display()))))?;
         sample_input = Some(prompty_eval::azure::sample_input(&prompt, &given));
     }
-    report_contract(&evaluator, &args.load);
     let (name, text) = read_text(&args.answer)?;
     let reply = prompty_eval::reply::from_text(&text).map_err(|e| Failure::Message(format!("{name}: {e}")))?;
     let mut evaluation = evaluator.evaluate(&reply).map_err(|e| {
@@ -220,6 +219,7 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     if let Some(s) = sample_input {
         evaluation.sample_input = Some(prompt.secrets.redact(&s).into_owned());
     }
+    report_contract(&evaluator, &args.load);
     for w in &evaluation.warnings {
         eprintln!("warning: {}", shown(&prompt, w.clone()));
     }
@@ -235,9 +235,9 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Says on standard error which judge contract the evaluator follows and why (with the
-/// human error format; the machine formats keep standard error to their own records, and
-/// `eval --summary-json` carries the contract).
+/// Says on standard error which judge contract the evaluator follows and why, once the
+/// answer is scored (with the human error format; the machine formats keep standard error
+/// to their own records). `eval` says it above its summary, and `--summary-json` carries it.
 fn report_contract(evaluator: &Evaluator, load: &LoadArgs) {
     if load.error_format == crate::report::Format::Human {
         eprintln!("contract: {} ({})", evaluator.contract(), evaluator.contract_source().describe());
@@ -525,8 +525,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
     // Every error from here on may quote the prompt (a provider's answer, a model name).
     let run = || -> Result<EvalStatus, Failure> {
         let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
-        report_contract(&evaluator, &args.load);
-        let contract = evaluator.contract();
+        let contract = (evaluator.contract(), evaluator.contract_source());
         let rows = open_lines(data)?;
         let mut stdout;
         let out: &mut dyn Write = match &mut staged {
@@ -587,7 +586,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
                 );
             }
             o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
-            o.insert("contract".into(), Value::String(contract.as_str().to_owned()));
+            o.insert("contract".into(), Value::String(contract.0.as_str().to_owned()));
             if interrupted {
                 o.insert("interrupted".into(), Value::Bool(true));
             }
@@ -601,6 +600,9 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
         let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
         let table = prompt.secrets.redact(&table);
         let mut stderr = std::io::stderr().lock();
+        if args.load.error_format == crate::report::Format::Human {
+            writeln!(stderr, "contract: {} ({})", contract.0, contract.1.describe())?;
+        }
         write!(stderr, "{table}")?;
         for g in &failed_gates {
             writeln!(stderr, "gate failed: {g}")?;

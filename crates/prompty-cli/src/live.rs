@@ -66,6 +66,8 @@ struct Prepared {
     spec: ResponseSpec,
     model: String,
     key: Option<String>,
+    /// The row's inputs as the reference records them (`sample_input`).
+    sample_input: String,
 }
 
 /// The state a run shares between reading rows and receiving answers.
@@ -239,7 +241,8 @@ impl Judge<'_> {
             .map_err(|e| fail(RowErrorKind::RequestNotBuilt, &e))?;
         let key = self.cache.as_ref().map(|_| prompty_client::cache::key(&request.url, &request.body));
         let model = compiled.body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
-        Ok(Prepared { request: Arc::new(request), spec: compiled.response, model, key })
+        let sample_input = prompty_eval::azure::sample_input(self.renderer.prompt(), &inputs);
+        Ok(Prepared { request: Arc::new(request), spec: compiled.response, model, key, sample_input })
     }
 
     fn entry_path(&self, p: &Prepared) -> Option<PathBuf> {
@@ -326,7 +329,9 @@ impl Judge<'_> {
         match prompty_wire::process(&p.spec, &response) {
             Ok(processed) => {
                 let reply = prompty_eval::reply::from_processed(&processed);
-                sink.run.score(line, &reply, &p.model, data)
+                let mut result = sink.run.score(line, &reply, &p.model, data);
+                result.set_sample_input(p.sample_input.clone());
+                result
             }
             Err(e) => {
                 let message = self.endpoint.redact(&format!("{data}:{line}: {e}"));

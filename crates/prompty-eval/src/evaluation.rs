@@ -4,9 +4,11 @@
 //!   names, `null` for a missing score, optional fields left out.
 //! * [`Evaluation::to_azure`] writes the key layout of azure-ai-evaluation
 //!   1.13.3 (`{k}`, `gpt_{k}`, `{k}_reason`, `{k}_result`, `{k}_threshold`,
-//!   `{k}_prompt_tokens`, ...), in the order the reference emits, so
-//!   existing dashboards keep working. The per-evaluator differences are
-//!   described by an [`AzureLayout`].
+//!   `{k}_prompt_tokens`, ...) or 1.18.10 (`{k}`, `{k}_score`, `{k}_passed`,
+//!   `{k}_result`, `{k}_reason`, `{k}_status`, `{k}_threshold`,
+//!   `{k}_properties`), in the order the reference emits, so existing
+//!   dashboards keep working. The per-evaluator differences are described by
+//!   an [`AzureLayout`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};

@@ -489,6 +489,40 @@ mod tests {
     }
 
     #[test]
+    fn call_arguments_need_one_answer_per_judge_call() {
+        let ev = Evaluator::new("coherence", crate::AzureEvaluator::Coherence.config()).with_contract(Contract::V1_18);
+        let conversation = json!({"conversation": {"messages": [
+            {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+            {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}
+        ]}});
+        let kwargs = conversation.as_object().cloned().unwrap_or_default();
+        assert!(ev.takes_call_arguments(&kwargs));
+        let one = [JudgeReply::text("{\"score\": 4, \"status\": \"completed\"}")];
+        let err = ev.evaluate_call_arguments(&kwargs, &one).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("invalid input `answers`: the row makes 2 judge call(s) but its answer line has 1 answer(s)")
+        );
+        let two = [one[0].clone(), JudgeReply::text("{\"score\": 2, \"status\": \"completed\"}")];
+        let e = ev.evaluate_call_arguments(&kwargs, &two).unwrap_or_default();
+        assert_eq!((e.score, e.verdict, e.turns.len()), (Some(3.0), Verdict::Pass, 2));
+        // The reference's label is the last turn's: the record says so.
+        assert!(e.warnings.iter().any(|w| w.contains("last turn's `fail`")), "{:?}", e.warnings);
+        // A custom evaluator never takes call arguments.
+        assert!(!Evaluator::new("q", EvaluatorConfig::default()).takes_call_arguments(&kwargs));
+    }
+
+    #[test]
+    fn task_adherence_ignores_a_threshold_under_1_18_and_says_so() {
+        let c = crate::AzureEvaluator::TaskAdherence.config();
+        let ev = Evaluator::new("task_adherence", c).with_contract(Contract::V1_18);
+        let ev = ev.with_threshold(Threshold::from(5u8)).unwrap_or_else(|_| panic!("accepted"));
+        let e = ev.evaluate(&JudgeReply::text("{\"score\": 1, \"status\": \"completed\"}")).unwrap_or_default();
+        assert_eq!((e.verdict, e.threshold), (Verdict::Pass, Some(Threshold::from(3u8))));
+        assert!(e.warnings.iter().any(|w| w.contains("ignores the threshold")), "{:?}", e.warnings);
+    }
+
+    #[test]
     fn skipped_status_is_not_applicable() {
         let ev = Evaluator::new("q", config(json!({"answer": "json"})));
         let e =

@@ -6,8 +6,9 @@
 //! * [`verdict`]: thresholds, direction and range checks; a missing score
 //!   is always [`Verdict::Unknown`], never a pass.
 //! * [`Evaluation`]: the result record, with this crate's JSON form (serde)
-//!   and the azure-ai-evaluation 1.13.3 key layout
-//!   ([`Evaluation::to_azure`]).
+//!   and the azure-ai-evaluation 1.13.3 and 1.18.10 key layouts
+//!   ([`Evaluation::to_azure`]); [`Contract`] says which judge contract
+//!   a prompt follows.
 //! * [`conversation`] and [`flatten`]: per-turn inputs of conversations,
 //!   flattening of agent message lists, aggregation over turns.
 //! * [`config`]: the `metadata.evaluator` block of a prompt's front matter;
@@ -20,7 +21,7 @@
 //!   [`run`] (rows to results and their summary, [`Run::recorded`] for recorded answers)
 //!   and [`compare`] (two runs row by row).
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
-//!   result layout), for conformance with azure-ai-evaluation 1.13.3.
+//!   result layout), for conformance with azure-ai-evaluation 1.13.3 and 1.18.10.
 //!
 //! The crate does no I/O: rendering the judge prompt and calling the model
 //! happen elsewhere; this crate takes the model's reply as data.

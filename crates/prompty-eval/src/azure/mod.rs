@@ -1,4 +1,4 @@
-//! The LLM-judge evaluators of azure-ai-evaluation 1.13.3, reproduced: how
+//! The LLM-judge evaluators of azure-ai-evaluation 1.13.3 and 1.18.10, reproduced: how
 //! each one turns call arguments into prompt inputs, reads the judge's
 //! answer, decides pass/fail and lays out its result dictionary.
 //!

@@ -247,3 +247,48 @@ fn round2(x: f64) -> f64 {
     let r = if (scaled - scaled.trunc()).abs() == 0.5 && r % 2.0 != 0.0 { r - scaled.signum() } else { r };
     r / 100.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn score(e: AzureEvaluator, answer: &str) -> Result<Evaluation> {
+        e.score_1_18(&Threshold::from(3u8), &JudgeReply::text(answer))
+    }
+
+    #[test]
+    fn hostile_answers_are_refused_or_have_no_score_never_a_pass() {
+        for e in [E::Coherence, E::Relevance, E::TaskCompletion, E::ToolSelection] {
+            for answer in ["", "   ", "{", "[", "null", "{\"score\": 1e999}", "{\"score\": 5} {\"score\": 5}"] {
+                let outcome = score(e, answer);
+                assert!(
+                    outcome.as_ref().map_or(true, |x| x.verdict != Verdict::Pass),
+                    "{e:?} {answer:?} passed: {outcome:?}"
+                );
+            }
+            let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+            assert!(score(e, &deep).is_err(), "{e:?}: a 10,000-deep answer must be refused");
+            let huge = format!("{{\"reason\": \"{}\", \"score\": 5}}", "x".repeat(crate::extract::MAX_ANSWER_BYTES));
+            assert!(matches!(score(e, &huge), Err(Error::AnswerTooLarge { .. })), "{e:?}");
+        }
+        // Infinities are refused where the reference would compare them.
+        for answer in ["{\"score\": \"inf\"}", "{\"score\": \"-Infinity\"}"] {
+            assert!(matches!(score(E::Fluency, answer), Err(Error::ScoreNotFinite { .. })), "{answer}");
+            assert!(matches!(score(E::TaskAdherence, answer), Err(Error::ScoreNotFinite { .. })), "{answer}");
+        }
+        // NaN is no score: unknown for the base evaluators, a fail for the fixed pass rules.
+        let nan = score(E::Coherence, "{\"score\": \"nan\"}").map(|x| (x.score, x.verdict));
+        assert_eq!(nan, Ok((None, Verdict::Unknown)));
+    }
+
+    #[test]
+    fn skipped_without_a_reason_and_tags_in_a_json_string() {
+        let e = score(E::Retrieval, "{\"status\": \"skipped\"}").map(|x| (x.verdict, x.reason));
+        assert_eq!(e, Ok((Verdict::NotApplicable, "Not applicable: ".to_owned())));
+        let tags = score(E::Groundedness, "\"<S1>ok</S1><S2>4</S2>\"").map(|x| (x.score, x.reason, x.verdict));
+        assert_eq!(tags, Ok((Some(4.0), "ok".to_owned(), Verdict::Pass)));
+        let digit = score(E::Similarity, "\"stars: 2\"").map(|x| (x.score, x.verdict));
+        assert_eq!(digit, Ok((Some(2.0), Verdict::Fail)));
+        assert!(matches!(score(E::Relevance, "\"<S2>4</S2>\""), Err(Error::NotAnObject { found: "string" })));
+    }
+}
