@@ -220,6 +220,34 @@ fn judge_scores_rows_in_data_order_at_full_concurrency_and_sends_what_compile_pr
 }
 
 #[test]
+fn reasoning_model_requests_drop_sampling_parameters_in_eval_judge_and_run() {
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("reasoning");
+    dir.write("judge.prompty", JUDGE);
+    dir.write("rows.jsonl", &rows(&["a score=4".to_owned()]));
+    let base = server.url("/v1");
+    let args = ["eval", "judge.prompty", "--data", "rows.jsonl", "--judge", "--base-url", &base, "--reasoning-model"];
+    let out = prompty(&dir.path, &args, &key_env());
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(lines(&out.stdout)[0]["score"], 4.0);
+    let row = json!({"text": "a score=4"});
+    let plain = compiled(&dir, "judge.prompty", &row, &[]);
+    assert_eq!(plain["temperature"], 0.0, "the prompt itself sets a temperature");
+    let expected = compiled(&dir, "judge.prompty", &row, &["--reasoning-model"]);
+    assert!(expected.get("temperature").is_none(), "{expected}");
+    let sent: Vec<Value> = server.requests().iter().map(Recorded::json).collect();
+    assert_eq!(sent, [expected], "eval --judge sends compile --reasoning-model's body");
+    let out = prompty(
+        &dir.path,
+        &["run", "judge.prompty", "--set", "text=b score=2", "--base-url", &base, "--reasoning-model"],
+        &key_env(),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let last = server.requests().last().map(Recorded::json).unwrap_or_default();
+    assert!(last.get("temperature").is_none() && last["model"] == "judge-model", "{last}");
+}
+
+#[test]
 fn retries_honour_retry_after_and_exhausted_rows_get_an_error_record() {
     let server = Server::start(judge_handler);
     let dir = Dir::new("retries");

@@ -332,15 +332,14 @@ impl Evaluator {
                 let mut e = reference.score_1_18(&threshold, reply)?;
                 e.name = self.name.clone();
                 e.warnings.extend(self.warnings.iter().cloned());
-                if let (Some(score), Some((lo, hi))) = (e.score, reference.scale_1_18()) {
-                    if !(lo..=hi).contains(&score) {
-                        let shown = crate::py::repr_of(&crate::evaluation::float_value(score));
-                        e.warnings.push(format!(
-                            "the score {shown} is outside {}'s scale {lo} to {hi}; azure-ai-evaluation 1.18 compares it with the threshold as it stands ({})",
-                            reference.result_key(),
-                            e.verdict.as_str()
-                        ));
-                    }
+                let (lo, hi) = reference.scale_1_18();
+                if let Some(score) = e.score.filter(|s| !(lo..=hi).contains(s)) {
+                    let shown = crate::py::repr_of(&crate::evaluation::float_value(score));
+                    e.warnings.push(format!(
+                        "the score {shown} is outside {}'s scale {lo} to {hi}; azure-ai-evaluation 1.18 compares it with the threshold as it stands ({})",
+                        reference.result_key(),
+                        e.verdict.as_str()
+                    ));
                 }
                 return Ok(e);
             }

@@ -193,10 +193,9 @@ impl AzureEvaluator {
         AzureLayout { keys, metadata: true, contract: Contract::V1_13 }
     }
 
-    /// The scale 1.18.10's prompt asks the judge for (`None`: no fixed scale): a score
-    /// outside it is compared with the threshold as it stands by the evaluators that do
-    /// not validate it.
-    pub fn scale_1_18(self) -> Option<(f64, f64)> {
+    /// The scale 1.18.10's prompt asks the judge for: a score outside it is compared with
+    /// the threshold as it stands by the evaluators that do not validate it.
+    pub fn scale_1_18(self) -> (f64, f64) {
         match self {
             E::TaskAdherence
             | E::TaskCompletion
@@ -204,8 +203,8 @@ impl AzureEvaluator {
             | E::ToolInputAccuracy
             | E::ToolOutputUtilization
             | E::ToolCallSuccess
-            | E::ToolSuccess => Some((0.0, 1.0)),
-            _ => Some((1.0, 5.0)),
+            | E::ToolSuccess => (0.0, 1.0),
+            _ => (1.0, 5.0),
         }
     }
 
