@@ -409,8 +409,13 @@ impl Output<'_> {
     /// `cached[i]` adds `"cached": true` to evaluator `i`'s result (its answer came from
     /// `--cache`). One evaluator: the one-evaluator line; several: the keyed line.
     pub(crate) fn emit(&mut self, results: &RowResults, cached: &[bool]) -> Result<(), Failure> {
+        // A row error every evaluator has (a row that is no object) is reported once.
+        let mut reported: Vec<&str> = Vec::new();
         for (_, outcome) in &results.evaluators {
-            if let Some(error) = outcome.error() {
+            if let Some(error) = outcome.error()
+                && !reported.contains(&error.message.as_str())
+            {
+                reported.push(&error.message);
                 self.error(&error.message);
             }
         }
@@ -755,6 +760,9 @@ fn evaluate(
             failed_gates.extend(failed);
             per_evaluator_json.insert(key.clone(), json);
         } else {
+            if !tables.is_empty() {
+                tables.push('\n');
+            }
             tables.push_str(&format!("== {key} ({file})\n{table}"));
             failed_gates.extend(failed.into_iter().map(|g| format!("{key}: {g}")));
             per_evaluator_json.insert(key.clone(), json);
