@@ -25,7 +25,8 @@
 //! - **Requests**: [`Prompty::compile`] builds the body for OpenAI (chat, responses,
 //!   embeddings, images; Azure and Foundry alike) or Anthropic (feature `wire`).
 //! - **Scores**: [`Prompty::score`] reads a judge model's answer with the prompt's evaluator
-//!   configuration (feature `eval`).
+//!   configuration (feature `eval`); [`Prompty::eval_run`] scores a data file, and
+//!   `eval_suite` runs several evaluator prompts over one data file with column mappings.
 //! - **Compile-time prompts**: `include_prompty!("prompts/x.prompty")` checks a prompt
 //!   while your crate compiles and generates a typed inputs struct (feature `macros`).
 //!
@@ -65,6 +66,8 @@ pub mod report {
 
 pub use error::{Error, ErrorKind, Report};
 pub use inputs::Inputs;
+#[cfg(feature = "eval")]
+pub use prompty::eval_suite;
 pub use prompty::{Loader, Prompty};
 
 /// The loader: text to a typed [`Prompt`] with diagnostics (the `prompty-syntax` crate).
