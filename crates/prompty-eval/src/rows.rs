@@ -266,7 +266,8 @@ impl MapSpec {
                 "expected INPUT=FIELD (`query=question`, `context=doc.text`), optionally for one evaluator: EVALUATOR:INPUT=FIELD",
             ));
         };
-        let (evaluator, input) = match target.split_once(':') {
+        // The input is after the last `:` (an evaluator's name may hold one).
+        let (evaluator, input) = match target.rsplit_once(':') {
             Some((e, i)) => (Some(e.trim()), i.trim()),
             None => (None, target.trim()),
         };

@@ -395,3 +395,37 @@ fn a_lost_evaluator_fails_the_gate() {
         ["toxicity: the mean was 1.5 and cannot be measured now (no judged row); --fail-on-regression 1 fails it"]
     );
 }
+
+/// `--format azure` with several evaluators: `evaluate()`'s row keys, `outputs.KEY.` before
+/// each evaluator's own keys, an error record as `outputs.KEY.error`.
+#[test]
+fn the_azure_layout_of_a_row_prefixes_each_evaluators_keys() {
+    let text = concat!(
+        r#"{"id":"a","line":1,"evaluators":{"coherence":{"name":"coherence","score":4.0,"verdict":"pass","reason":"ok","threshold":3},"#,
+        r#""coherence_2":{"error":{"kind":"missing field","code":"PE117","message":"m"}}}}"#
+    );
+    let row: RowResults = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+    let suite = Suite::new(vec![judge("coherence", [1, 5], 3.0, "higher"), judge("coherence", [1, 5], 3.0, "higher")]);
+    let layouts: Vec<_> = suite.members().iter().map(|m| m.run().evaluator().azure_layout()).collect();
+    let azure = row.to_azure(&layouts);
+    let keys: Vec<&str> = azure.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    assert_eq!(keys.first().copied(), Some("id"));
+    assert!(keys.contains(&"outputs.coherence.coherence"), "{keys:?}");
+    assert!(keys.contains(&"outputs.coherence.coherence_result"), "{keys:?}");
+    assert_eq!(azure["outputs.coherence.coherence_result"], json!("pass"));
+    assert_eq!(azure["outputs.coherence_2.error"]["code"], json!("PE117"));
+    assert!(keys.iter().all(|k| ["id", "line"].contains(k)
+        || k.starts_with("outputs.coherence.")
+        || k.starts_with("outputs.coherence_2.")));
+}
+
+/// An evaluator whose name holds a `:` can still be named by a mapping: the input is what
+/// follows the last `:`.
+#[test]
+fn a_mapping_names_an_evaluator_with_a_colon_in_its_name() {
+    let spec = MapSpec::parse("team:coherence:query=q").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (spec.evaluator.as_deref(), spec.input.as_str(), spec.path.as_str()),
+        (Some("team:coherence"), "query", "q")
+    );
+}
