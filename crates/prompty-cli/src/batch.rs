@@ -11,7 +11,8 @@ use prompty_render::Renderer;
 use prompty_wire::{Compiled, Target};
 
 use prompty_eval::rows::{Line, row_inputs};
-use prompty_eval::{ResultLine, RowError, RowErrorKind};
+use prompty_eval::run::DataRow;
+use prompty_eval::{InputMap, RowError, RowErrorKind, RowOutcome, RowResults};
 
 use crate::eval::{Lines, Sink, Staged, open_lines};
 use crate::run::TargetArgs;
@@ -70,8 +71,17 @@ impl RowCompiler {
     /// The compiled request of one row, and its body as sent (compact JSON).
     pub(crate) fn compile(&self, row: Line, data: &str, line: u64) -> Result<(Compiled, Vec<u8>), RowError> {
         let inputs = row_inputs(self.renderer.prompt(), row, data, line)?;
-        let fail = |kind, e: &dyn std::fmt::Display| RowError::new(kind, format!("{data}:{line}: {e}"));
-        let messages = self.renderer.prepare(&inputs).map_err(|e| fail(RowErrorKind::RenderFailed, &e))?;
+        self.compile_inputs(&inputs, &format!("{data}:{line}"))
+    }
+
+    /// The compiled request of a row's inputs; `place` names the row in messages.
+    fn compile_inputs(
+        &self,
+        inputs: &serde_json::Map<String, serde_json::Value>,
+        place: &str,
+    ) -> Result<(Compiled, Vec<u8>), RowError> {
+        let fail = |kind, e: &dyn std::fmt::Display| RowError::new(kind, format!("{place}: {e}"));
+        let messages = self.renderer.prepare(inputs).map_err(|e| fail(RowErrorKind::RenderFailed, &e))?;
         let compiled = prompty_wire::compile(self.renderer.prompt(), &messages, self.target.clone())
             .map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
         let body = serde_json::to_vec(&compiled.body).map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
@@ -167,7 +177,7 @@ pub(crate) fn score_results(
         let n = results.line();
         let Line::Text(text) = line else {
             sink.error(&format!("{name}:{n}: not UTF-8 text; skipped"));
-            sink.problem("unreadable batch result", 1);
+            sink.problem(0, "unreadable batch result", 1);
             continue;
         };
         if text.trim().is_empty() {
@@ -177,7 +187,7 @@ pub(crate) fn score_results(
             Ok(r) => r,
             Err(e) => {
                 sink.error(&format!("{name}:{n}: {e}"));
-                sink.problem("unreadable batch result", 1);
+                sink.problem(0, "unreadable batch result", 1);
                 continue;
             }
         };
@@ -188,7 +198,7 @@ pub(crate) fn score_results(
                         "{name}:{n}: a second result for `{}`; the last one is used",
                         parsed.custom_id
                     ));
-                    sink.problem("duplicate batch result", 1);
+                    sink.problem(0, "duplicate batch result", 1);
                 }
             }
             None => {
@@ -197,34 +207,37 @@ pub(crate) fn score_results(
             }
         }
     }
+    let key = sink.suite.keys().first().map(|k| (*k).to_owned()).unwrap_or_default();
     while let Some(row) = rows.next_line()? {
         let line = rows.line();
-        let result = score_row(&compiler, row, line, rows.name(), &name, by_line.remove(&line), sink);
-        sink.row(result)?;
+        let row = sink.suite.read_row(row, rows.name(), line);
+        let outcome = score_row(&compiler, &row, rows.name(), &name, by_line.remove(&line), sink);
+        sink.row(RowResults { id: row.id, line, evaluators: vec![(key.clone(), outcome)] })?;
     }
     let extra = by_line.len() as u64 + unmatched;
     if extra > 0 {
         sink.error(&format!("{name}: {extra} result(s) match no data row of {}", rows.name()));
-        sink.problem("extra batch results", extra);
+        sink.problem(0, "extra batch results", extra);
     }
     Ok(())
 }
 
 fn score_row(
     compiler: &RowCompiler,
-    row: Line,
-    line: u64,
+    row: &DataRow,
     data: &str,
     results: &str,
     result: Option<(String, Result<serde_json::Value, String>)>,
     sink: &mut Sink<'_>,
-) -> ResultLine {
+) -> RowOutcome {
+    let (line, place) = (row.line, &row.place);
     let scored = (|| {
-        let (compiled, body) = compiler.compile(row, data, line)?;
+        let inputs = row.inputs(compiler.renderer.prompt(), &InputMap::new())?;
+        let (compiled, body) = compiler.compile_inputs(&inputs, place)?;
         let Some((id, outcome)) = result else {
             return Err(RowError::new(
                 RowErrorKind::MissingBatchResult,
-                format!("{data}:{line}: {results} has no result for this row"),
+                format!("{place}: {results} has no result for this row"),
             ));
         };
         let wanted = batch::custom_id(line, &body);
@@ -232,20 +245,22 @@ fn score_row(
             return Err(RowError::new(
                 RowErrorKind::StaleBatchResult,
                 format!(
-                    "{data}:{line}: {results} answers `{id}`, but this row's request is now `{wanted}`: the prompt, the model or the row changed since the batch was made (give the same --provider and --model as to prompty batch)"
+                    "{place}: {results} answers `{id}`, but this row's request is now `{wanted}`: the prompt, the model or the row changed since the batch was made (give the same --provider and --model as to prompty batch)"
                 ),
             ));
         }
-        let response =
-            outcome.map_err(|e| RowError::new(RowErrorKind::RequestFailed, format!("{data}:{line}: {e}")))?;
+        let response = outcome.map_err(|e| RowError::new(RowErrorKind::RequestFailed, format!("{place}: {e}")))?;
         let processed = prompty_wire::process(&compiled.response, &response)
             .map_err(|e| RowError::new(RowErrorKind::BadResponse, format!("{results}: {id}: {e}")))?;
         let reply = prompty_eval::reply::from_processed(&processed);
         let model = compiled.body.get("model").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
         Ok((reply, model))
     })();
+    let Some(member) = sink.suite.member_mut(0) else {
+        return RowOutcome::new(Err(RowError::new(RowErrorKind::MissingBatchResult, format!("{place}: no evaluator"))));
+    };
     match scored {
-        Ok((reply, model)) => sink.run.score(line, &reply, &model, data),
-        Err(e) => sink.run.fail(line, e),
+        Ok((reply, model)) => member.run_mut().score(line, &reply, &model, data).outcome,
+        Err(e) => member.run_mut().fail(line, e).outcome,
     }
 }

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use prompty_eval::{
-    AzureLayout, Contract, Evaluator, Gates, MaxUnknown, OutOfRange, Pricing, ResultLine, Run, Threshold,
+    AzureLayout, Contract, Evaluator, Gates, IdColumn, MapSpec, MaxUnknown, OutOfRange, Pricing, RowResults, Suite,
+    Threshold,
 };
 use prompty_syntax::Prompt;
 use serde_json::Value;
@@ -61,9 +62,9 @@ pub(crate) struct ScoreArgs {
 #[derive(clap::Args)]
 pub(crate) struct VerdictArgs {
     /// The pass threshold (overrides the prompt's, like the reference evaluators'
-    /// `threshold` argument).
-    #[arg(long, value_name = "N")]
-    threshold: Option<String>,
+    /// `threshold` argument); `EVALUATOR=N` for one evaluator of several (repeatable).
+    #[arg(long, value_name = "[EVALUATOR=]N")]
+    threshold: Vec<String>,
     /// Compare a score outside the evaluator's range with the threshold like any other
     /// (default: such a score has no verdict, `unknown`, never a pass).
     #[arg(long)]
@@ -87,16 +88,18 @@ pub(crate) struct VerdictArgs {
 pub(crate) struct EvalArgs {
     #[command(subcommand)]
     command: Option<EvalCommand>,
-    /// The evaluator prompt.
-    #[arg(required = true)]
-    file: Option<PathBuf>,
+    /// The evaluator prompts: one, or several run over the same rows (one result line per
+    /// row with every evaluator's result under its key).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// One JSON object of input values per line.
     #[arg(long, value_name = "ROWS.jsonl", required = true)]
     data: Option<PathBuf>,
     /// One judge answer per line, in the same order: the answer text, a JSON string,
-    /// `{"answer": ...}`, a provider response or a provider batch result line.
-    #[arg(long, value_name = "ANSWERS.jsonl")]
-    answers: Option<PathBuf>,
+    /// `{"answer": ...}`, a provider response or a provider batch result line. With several
+    /// evaluators, one file each: in the order of the prompts, or EVALUATOR=FILE.
+    #[arg(long, value_name = "[EVALUATOR=]ANSWERS.jsonl")]
+    answers: Vec<String>,
     /// Ask the judge: render each row, send it, score the answer.
     #[arg(long)]
     judge: bool,
@@ -110,6 +113,15 @@ pub(crate) struct EvalArgs {
     /// Output layout.
     #[arg(long, value_enum, default_value_t = EvalFormat::Clean)]
     format: EvalFormat,
+    /// Take a prompt input from another field of the row: `query=question`, a nested
+    /// field `context=doc.text` (or `${data.doc.text}`), for one evaluator only
+    /// `coherence:query=q` (repeatable).
+    #[arg(long = "map", value_name = "[EVALUATOR:]INPUT=FIELD")]
+    maps: Vec<String>,
+    /// The field holding each row's id, written into the result lines and used by `eval
+    /// compare` (default: the row's `id` field, else its line number).
+    #[arg(long, value_name = "FIELD")]
+    id_column: Option<String>,
     #[command(flatten)]
     verdict: VerdictArgs,
     #[command(flatten)]
@@ -138,13 +150,14 @@ enum EvalCommand {
 /// The run's gates and summaries.
 #[derive(clap::Args)]
 pub(crate) struct GateArgs {
-    /// Exit 1 when the mean score is below MEAN.
-    #[arg(long, value_name = "MEAN")]
-    fail_under: Option<f64>,
+    /// Exit 1 when the mean score is below MEAN: every evaluator's, or `EVALUATOR=MEAN`
+    /// for one (repeatable; an evaluator's own replaces the general one).
+    #[arg(long, value_name = "[EVALUATOR=]MEAN")]
+    fail_under: Vec<String>,
     /// Exit 1 when more rows than this have no verdict: a count, or a percentage of the
-    /// rows (`5%`).
-    #[arg(long, value_name = "N|P%")]
-    max_unknown: Option<MaxUnknown>,
+    /// rows (`5%`); `EVALUATOR=N|P%` for one evaluator (repeatable).
+    #[arg(long, value_name = "[EVALUATOR=]N|P%")]
+    max_unknown: Vec<String>,
     /// Also write the summary as JSON to this file.
     #[arg(long, value_name = "FILE")]
     summary_json: Option<PathBuf>,
@@ -155,8 +168,9 @@ pub(crate) struct GateArgs {
 }
 
 impl VerdictArgs {
-    /// The evaluator with the threshold override and the out-of-range policy applied.
-    fn apply(&self, evaluator: Evaluator) -> Result<Evaluator, Failure> {
+    /// The evaluator with the threshold override (the one for `key`, else the general one)
+    /// and the out-of-range policy applied.
+    fn apply(&self, evaluator: Evaluator, key: &str, keys: &[&str]) -> Result<Evaluator, Failure> {
         let policy = if self.allow_out_of_range { OutOfRange::Allow } else { OutOfRange::Unknown };
         let mut evaluator = evaluator.with_out_of_range(policy);
         match self.contract {
@@ -164,7 +178,7 @@ impl VerdictArgs {
             Some(ContractArg::V1_18) => evaluator = evaluator.with_contract(Contract::V1_18),
             None => {}
         }
-        match &self.threshold {
+        match per_evaluator(&self.threshold, "--threshold", key, keys)? {
             None => Ok(evaluator),
             Some(t) => {
                 let number = serde_json::from_str::<serde_json::Number>(t.trim())
@@ -175,6 +189,37 @@ impl VerdictArgs {
             }
         }
     }
+}
+
+/// The value of a repeatable per-evaluator option (`--fail-under 3`, `--fail-under
+/// coherence=3.5`) for evaluator `key`: its own (the last one), else the last general one.
+/// A value naming an evaluator the run does not have is refused.
+pub(crate) fn per_evaluator<'a>(
+    values: &'a [String],
+    flag: &str,
+    key: &str,
+    keys: &[&str],
+) -> Result<Option<&'a str>, Failure> {
+    let mut general = None;
+    let mut own = None;
+    for v in values {
+        match v.split_once('=') {
+            Some((k, value)) => {
+                let k = k.trim();
+                if !keys.contains(&k) {
+                    return Err(Failure::Message(format!(
+                        "{flag} {v}: the run has no evaluator `{k}` (its evaluators: {})",
+                        keys.join(", ")
+                    )));
+                }
+                if k == key {
+                    own = Some(value);
+                }
+            }
+            None => general = Some(v.as_str()),
+        }
+    }
+    Ok(own.or(general))
 }
 
 /// The evaluator for a prompt ([`Evaluator::for_prompt`]): its evaluations and errors, like
@@ -200,7 +245,9 @@ pub(crate) fn run_score(args: &ScoreArgs) -> Result<(), Failure> {
         ));
     }
     let (prompt, _) = load_prompt(&args.file, &args.load)?;
-    let evaluator = args.verdict.apply(evaluator_for(&args.file, &prompt)?)?;
+    let evaluator = evaluator_for(&args.file, &prompt)?;
+    let key = evaluator.name().to_owned();
+    let evaluator = args.verdict.apply(evaluator, &key, &[&key])?;
     let mut sample_input = None;
     if let Some(path) = &args.inputs {
         let given = read_object(path)?;
@@ -377,40 +424,87 @@ pub(crate) enum EvalStatus {
 }
 
 /// Where result lines go, in data order: the output in the layout asked for, with the
-/// prompt's `${env:}` values shown as references.
+/// prompts' `${env:}` values shown as references.
 pub(crate) struct Output<'a> {
     out: &'a mut dyn Write,
-    /// Where warnings about the prompt go.
+    /// Where warnings about the prompts go.
     pub(crate) reporter: &'a crate::report::Reporter,
     format: EvalFormat,
-    layout: AzureLayout,
+    /// Each evaluator's layout, in order.
+    layouts: Vec<AzureLayout>,
     pub(crate) progress: indicatif::ProgressBar,
-    /// Values `${env:}` supplied to the prompt: records and messages show `${env:NAME}`.
-    secrets: &'a prompty_syntax::Secrets,
+    /// Values `${env:}` supplied to the prompts: records and messages show `${env:NAME}`.
+    secrets: &'a [prompty_syntax::Secrets],
 }
 
 impl Output<'_> {
-    /// Writes a result line (and reports an error record on standard error).
-    pub(crate) fn emit(&mut self, result: &ResultLine) -> Result<(), Failure> {
-        self.emit_marked(result, false)
+    fn redact(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for s in self.secrets {
+            s.redact_string(&mut text);
+        }
+        text
     }
 
-    /// Writes a result line; `cached` adds `"cached": true` (the answer came from `--cache`).
-    pub(crate) fn emit_marked(&mut self, result: &ResultLine, cached: bool) -> Result<(), Failure> {
-        if let Some(error) = result.error() {
-            self.error(&error.message);
+    /// Writes a row's result line (and reports its error records on standard error);
+    /// `cached[i]` adds `"cached": true` to evaluator `i`'s result (its answer came from
+    /// `--cache`). One evaluator: the one-evaluator line; several: the keyed line.
+    pub(crate) fn emit(&mut self, results: &RowResults, cached: &[bool]) -> Result<(), Failure> {
+        // A row error every evaluator has (a row that is no object) is reported once.
+        let mut reported: Vec<&str> = Vec::new();
+        for (_, outcome) in &results.evaluators {
+            if let Some(error) = outcome.error()
+                && !reported.contains(&error.message.as_str())
+            {
+                reported.push(&error.message);
+                self.error(&error.message);
+            }
         }
-        for w in result.evaluation().map(|e| e.warnings.as_slice()).unwrap_or_default() {
-            self.warn(&format!("line {}: {w}", result.line));
+        let single = results.evaluators.len() == 1;
+        for (key, outcome) in &results.evaluators {
+            for w in outcome.evaluation().map(|e| e.warnings.as_slice()).unwrap_or_default() {
+                let line = results.line;
+                if single {
+                    self.warn(&format!("line {line}: {w}"))
+                } else {
+                    self.warn(&format!("line {line}: {key}: {w}"))
+                }
+            }
         }
-        let mut record = match self.format {
-            EvalFormat::Clean => result.to_json(),
-            EvalFormat::Azure => result.to_azure(&self.layout),
+        let mut record = match (single, self.format) {
+            (true, EvalFormat::Clean) => results.lines().next().map_or(Value::Null, |(_, l)| l.to_json()),
+            (true, EvalFormat::Azure) => results
+                .lines()
+                .next()
+                .map_or(Value::Null, |(_, l)| l.to_azure(self.layouts.first().unwrap_or(&AzureLayout::default()))),
+            (false, EvalFormat::Clean) => results.to_json(),
+            (false, EvalFormat::Azure) => results.to_azure(&self.layouts),
         };
-        if cached && let Value::Object(o) = &mut record {
-            o.insert("cached".into(), Value::Bool(true));
+        if let Value::Object(o) = &mut record {
+            for ((key, _), was_cached) in results.evaluators.iter().zip(cached) {
+                if !was_cached {
+                    continue;
+                }
+                match (single, self.format) {
+                    (true, _) => {
+                        o.insert("cached".into(), Value::Bool(true));
+                    }
+                    (false, EvalFormat::Clean) => {
+                        if let Some(Value::Object(entry)) =
+                            o.get_mut("evaluators").and_then(|e| e.get_mut(key.as_str()))
+                        {
+                            entry.insert("cached".into(), Value::Bool(true));
+                        }
+                    }
+                    (false, EvalFormat::Azure) => {
+                        o.insert(format!("outputs.{key}.cached"), Value::Bool(true));
+                    }
+                }
+            }
         }
-        self.secrets.redact_json(&mut record);
+        for s in self.secrets {
+            s.redact_json(&mut record);
+        }
         serde_json::to_writer(&mut *self.out, &record)?;
         self.out.write_all(b"\n")?;
         self.progress.inc(1);
@@ -419,31 +513,31 @@ impl Output<'_> {
 
     /// Reports a problem on standard error (above the progress bar).
     pub(crate) fn error(&self, message: &str) {
-        let message = self.secrets.redact(message);
+        let message = self.redact(message);
         self.progress.suspend(|| eprintln!("error: {message}"));
     }
 
     /// Reports a warning on standard error (above the progress bar).
     pub(crate) fn warn(&self, message: &str) {
-        let message = self.secrets.redact(message);
+        let message = self.redact(message);
         self.progress.suspend(|| eprintln!("warning: {message}"));
     }
 }
 
-/// A run's results ([`Run`]) and where they are written.
+/// A run's results ([`Suite`]) and where they are written.
 pub(crate) struct Sink<'a> {
-    pub(crate) run: Run,
+    pub(crate) suite: Suite,
     pub(crate) output: Output<'a>,
-    /// The data lines answered from `--cache`: their result lines say `"cached": true`.
-    pub(crate) cached: std::collections::HashSet<u64>,
+    /// The (data line, evaluator) answered from `--cache`: their results say `"cached": true`.
+    pub(crate) cached: std::collections::HashSet<(u64, usize)>,
 }
 
 impl Sink<'_> {
-    /// Counts and writes the result of a data row.
-    pub(crate) fn row(&mut self, result: ResultLine) -> Result<(), Failure> {
-        self.run.record(&result);
-        let cached = self.cached.remove(&result.line);
-        self.output.emit_marked(&result, cached)
+    /// Counts and writes the results of a data row.
+    pub(crate) fn row(&mut self, results: RowResults) -> Result<(), Failure> {
+        self.suite.record(&results);
+        let cached: Vec<bool> = (0..results.evaluators.len()).map(|i| self.cached.remove(&(results.line, i))).collect();
+        self.output.emit(&results, &cached)
     }
 
     /// Reports a problem on standard error.
@@ -456,9 +550,11 @@ impl Sink<'_> {
         self.output.warn(message);
     }
 
-    /// Counts a problem that is no data row.
-    pub(crate) fn problem(&mut self, kind: &str, count: u64) {
-        self.run.summary_mut().problem(kind, count);
+    /// Counts a problem that is no data row, for evaluator `i`.
+    pub(crate) fn problem(&mut self, i: usize, kind: &str, count: u64) {
+        if let Some(m) = self.suite.member_mut(i) {
+            m.run_mut().summary_mut().problem(kind, count);
+        }
     }
 }
 
@@ -476,22 +572,157 @@ fn progress_bar(data: &Path) -> indicatif::ProgressBar {
     bar
 }
 
-/// Evaluates the rows of `--data` with answers from `--answers`, `--batch-results` or the
-/// judge (`--judge`).
+/// An evaluator of the run: its prompt file and loaded prompt.
+pub(crate) struct Judged {
+    pub(crate) file: PathBuf,
+    pub(crate) prompt: Prompt,
+}
+
+/// `--answers` as given: one file per evaluator, in the evaluators' order.
+fn answer_files(given: &[String], keys: &[&str]) -> Result<Vec<PathBuf>, Failure> {
+    let named: Vec<Option<(&str, &str)>> = given
+        .iter()
+        .map(|g| g.split_once('=').filter(|(k, _)| keys.contains(&k.trim())).map(|(k, f)| (k.trim(), f)))
+        .collect();
+    let count = named.iter().filter(|n| n.is_some()).count();
+    if count == 0 {
+        if given.len() != keys.len() {
+            return Err(Failure::Message(format!(
+                "{} --answers file(s) for {} evaluator(s) ({}); give one per evaluator, in the order of the prompts or as EVALUATOR=FILE",
+                given.len(),
+                keys.len(),
+                keys.join(", ")
+            )));
+        }
+        return Ok(given.iter().map(PathBuf::from).collect());
+    }
+    if count != given.len() {
+        return Err(Failure::Message(
+            "--answers: give every file as EVALUATOR=FILE, or every file in the order of the prompts, not both"
+                .to_owned(),
+        ));
+    }
+    let mut files = Vec::with_capacity(keys.len());
+    for key in keys {
+        let mine: Vec<&str> = named.iter().flatten().filter(|(k, _)| k == key).map(|(_, f)| *f).collect();
+        match mine.as_slice() {
+            [one] => files.push(PathBuf::from(one)),
+            [] => {
+                return Err(Failure::Message(format!(
+                    "--answers: no answers file for evaluator `{key}`; give {key}=FILE"
+                )));
+            }
+            _ => {
+                return Err(Failure::Message(format!(
+                    "--answers: evaluator `{key}` has {} answers files; give one",
+                    mine.len()
+                )));
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Evaluates the rows of `--data` with every evaluator prompt, with answers from
+/// `--answers`, `--batch-results` or the judge (`--judge`).
 ///
-/// Exactly one result line per data row, in data order: an evaluation, or an error record
-/// (a bad row, a bad answer, a missing answer, a request that failed after its retries).
-/// A read error, or a line over the size limit, ends the run (exit 2); with `--output`, the
-/// output file is then left as it was. Ctrl-C during `--judge` writes the rows done.
+/// Exactly one result line per data row, in data order: with one evaluator, its evaluation
+/// or error record; with several, every evaluator's under its key. A read error, or a line
+/// over the size limit, ends the run (exit 2); with `--output`, the output file is then left
+/// as it was. Ctrl-C during `--judge` writes the rows done.
 pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> Result<EvalStatus, Failure> {
     if let Some(EvalCommand::Compare(c)) = &args.command {
-        return crate::compare::run(c).map(|()| EvalStatus::Passed);
+        return crate::compare::run(c);
     }
-    let (Some(file), Some(data)) = (args.file.as_deref(), args.data.as_deref()) else {
-        return Err(Failure::Message("eval needs the evaluator prompt and --data".to_owned()));
+    let Some(data) = args.data.as_deref() else {
+        return Err(Failure::Message("eval needs the evaluator prompts and --data".to_owned()));
     };
-    let mut inputs: Vec<(&str, &Path)> = vec![("the prompt", file), ("--data", data)];
-    if let Some(a) = &args.answers {
+    if args.files.is_empty() {
+        return Err(Failure::Message("eval needs the evaluator prompts and --data".to_owned()));
+    }
+    let mut judged = Vec::with_capacity(args.files.len());
+    for file in &args.files {
+        let (prompt, _) = load_prompt(file, &args.load)?;
+        judged.push(Judged { file: file.clone(), prompt });
+    }
+    let secrets: Vec<prompty_syntax::Secrets> = judged.iter().map(|j| j.prompt.secrets.clone()).collect();
+    let redact = |mut text: String| {
+        for s in &secrets {
+            s.redact_string(&mut text);
+        }
+        text
+    };
+    // Every error from here on may quote a prompt (a provider's answer, a model name).
+    let run = || -> Result<EvalStatus, Failure> { evaluate(args, reporter, data, &judged, &secrets) };
+    run().map_err(|f| match f {
+        Failure::Message(message) => Failure::Message(redact(message)),
+        Failure::Diagnostics(mut ds) => {
+            for d in &mut ds {
+                for s in &secrets {
+                    s.redact_diagnostic(&mut d.diagnostic);
+                }
+            }
+            Failure::Diagnostics(ds)
+        }
+        Failure::BrokenPipe => Failure::BrokenPipe,
+    })
+}
+
+fn evaluate(
+    args: &EvalArgs,
+    reporter: &crate::report::Reporter,
+    data: &Path,
+    judged: &[Judged],
+    secrets: &[prompty_syntax::Secrets],
+) -> Result<EvalStatus, Failure> {
+    let mut evaluators = Vec::with_capacity(judged.len());
+    for j in judged {
+        evaluators.push(evaluator_for(&j.file, &j.prompt)?);
+    }
+    let names: Vec<&str> = evaluators.iter().map(Evaluator::name).collect();
+    let keys = prompty_eval::run::evaluator_keys(&names);
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let mut applied = Vec::with_capacity(evaluators.len());
+    for (e, key) in evaluators.into_iter().zip(&keys) {
+        applied.push(args.verdict.apply(e, key, &keys)?);
+    }
+    let mut suite = Suite::new(applied);
+    if let Some(column) = &args.id_column {
+        let path = prompty_eval::FieldPath::parse(column, &format!("--id-column {column}"))?;
+        suite = suite.with_ids(IdColumn::Field(path));
+    }
+    let specs: Vec<MapSpec> = args.maps.iter().map(|m| MapSpec::parse(m)).collect::<Result<_, _>>()?;
+    let prompts: Vec<&Prompt> = judged.iter().map(|j| &j.prompt).collect();
+    suite.map(&specs, &prompts)?;
+    let answers = if args.answers.is_empty() { Vec::new() } else { answer_files(&args.answers, &keys)? };
+    if args.batch_results.is_some() && judged.len() > 1 {
+        return Err(Failure::Message(
+            "--batch-results scores one evaluator's batch: run `prompty eval` once per evaluator with its batch output, or use --answers or --judge".to_owned(),
+        ));
+    }
+    if args.batch_results.is_some() && !specs.is_empty() {
+        return Err(Failure::Message(
+            "--map with --batch-results: `prompty batch` wrote the requests from the rows as they are; map the columns in the data file instead".to_owned(),
+        ));
+    }
+    let mut gates = Vec::with_capacity(keys.len());
+    for key in &keys {
+        let fail_under = match per_evaluator(&args.gates.fail_under, "--fail-under", key, &keys)? {
+            None => None,
+            Some(v) => match v.trim().parse::<f64>() {
+                Ok(f) if f.is_finite() => Some(f),
+                _ => return Err(Failure::Message(format!("--fail-under {v}: expected a finite number"))),
+            },
+        };
+        let max_unknown = match per_evaluator(&args.gates.max_unknown, "--max-unknown", key, &keys)? {
+            None => None,
+            Some(v) => Some(v.parse::<MaxUnknown>().map_err(|e| Failure::Message(format!("--max-unknown {v}: {e}")))?),
+        };
+        gates.push(Gates { fail_under, max_unknown });
+    }
+    let mut inputs: Vec<(&str, &Path)> = judged.iter().map(|j| ("the prompt", j.file.as_path())).collect();
+    inputs.push(("--data", data));
+    for a in &answers {
         inputs.push(("--answers", a));
     }
     if let Some(b) = &args.batch_results {
@@ -517,129 +748,147 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
     for p in &args.gates.prices {
         pricing.add(p).map_err(|e| Failure::Message(format!("--price {e}")))?;
     }
-    let gates = Gates { fail_under: args.gates.fail_under, max_unknown: args.gates.max_unknown };
-    if gates.fail_under.is_some_and(|f| !f.is_finite()) {
-        return Err(Failure::Message("--fail-under: expected a finite number".to_owned()));
+    let rows = open_lines(data)?;
+    let mut stdout;
+    let out: &mut dyn Write = match &mut staged {
+        Some(s) => s,
+        None => {
+            stdout = BufWriter::new(std::io::stdout().lock());
+            &mut stdout
+        }
+    };
+    let started = Instant::now();
+    let layouts = suite.members().iter().map(|m| m.run().evaluator().azure_layout()).collect();
+    // Each evaluator's judge contract and why it applies.
+    let contracts: Vec<(&'static str, &'static str)> = suite
+        .members()
+        .iter()
+        .map(|m| (m.run().evaluator().contract().as_str(), m.run().evaluator().contract_source().describe()))
+        .collect();
+    let files: Vec<String> = judged.iter().map(|j| j.file.display().to_string()).collect();
+    let mut sink = Sink {
+        suite,
+        output: Output { out, reporter, format: args.format, layouts, progress: progress_bar(data), secrets },
+        cached: std::collections::HashSet::new(),
+    };
+    let mut requests = None;
+    let mut interrupted = false;
+    if !answers.is_empty() {
+        from_answers(&prompts, rows, &answers, &mut sink)?;
+    } else if let (Some(results), Some(j)) = (&args.batch_results, judged.first()) {
+        crate::batch::score_results(&j.file, &args.load, &args.target, rows, results, &mut sink)?;
+    } else {
+        let live = crate::live::Live {
+            judged,
+            load: &args.load,
+            target: &args.target,
+            send: &args.send,
+            concurrency: args.concurrency,
+            cache: args.cache.as_deref(),
+        };
+        let outcome = live.run(rows, &mut sink)?;
+        interrupted = outcome.interrupted;
+        requests = Some(outcome.requests);
     }
-    let (prompt, _) = load_prompt(file, &args.load)?;
-    // Every error from here on may quote the prompt (a provider's answer, a model name).
-    let run = || -> Result<EvalStatus, Failure> {
-        let evaluator = args.verdict.apply(evaluator_for(file, &prompt)?)?;
-        let contract = (evaluator.contract(), evaluator.contract_source());
-        let rows = open_lines(data)?;
-        let mut stdout;
-        let out: &mut dyn Write = match &mut staged {
-            Some(s) => s,
-            None => {
-                stdout = BufWriter::new(std::io::stdout().lock());
-                &mut stdout
-            }
-        };
-        let started = Instant::now();
-        let layout = evaluator.azure_layout();
-        let mut sink = Sink {
-            run: Run::new(evaluator),
-            output: Output {
-                out,
-                reporter,
-                format: args.format,
-                layout,
-                progress: progress_bar(data),
-                secrets: &prompt.secrets,
-            },
-            cached: std::collections::HashSet::new(),
-        };
-        let mut requests = None;
-        let mut interrupted = false;
-        if let Some(answers) = &args.answers {
-            from_answers(&prompt, rows, answers, &mut sink)?;
-        } else if let Some(results) = &args.batch_results {
-            crate::batch::score_results(file, &args.load, &args.target, rows, results, &mut sink)?;
-        } else {
-            let live = crate::live::Live {
-                file,
-                load: &args.load,
-                target: &args.target,
-                send: &args.send,
-                concurrency: args.concurrency,
-                cache: args.cache.as_deref(),
-            };
-            let outcome = live.run(rows, &mut sink)?;
-            interrupted = outcome.interrupted;
-            requests = Some(outcome.requests);
-        }
-        let Sink { run, output, .. } = sink;
-        let summary = run.into_summary();
-        output.out.flush()?;
-        output.progress.finish_and_clear();
-        if let Some(s) = staged {
-            s.commit()?;
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        let failed_gates = gates.check(&summary);
+    let Sink { suite, output, .. } = sink;
+    let summaries = suite.into_summaries();
+    output.out.flush()?;
+    output.progress.finish_and_clear();
+    if let Some(s) = staged {
+        s.commit()?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let single = summaries.len() == 1;
+    let mut failed_gates: Vec<String> = Vec::new();
+    let mut per_evaluator_json = serde_json::Map::new();
+    let mut tables = String::new();
+    for ((((key, summary), gate), file), (contract, why)) in summaries.iter().zip(&gates).zip(&files).zip(&contracts) {
+        let failed = gate.check(summary);
         let mut json = summary.to_json(&pricing, seconds);
         if let Value::Object(o) = &mut json {
-            if let Some(r) = &requests {
-                o.insert(
-                    "requests".into(),
-                    serde_json::json!({"sent": r.sent, "retried": r.retried, "cached": r.cached}),
-                );
-            }
-            o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
-            o.insert("contract".into(), Value::String(contract.0.as_str().to_owned()));
-            if interrupted {
-                o.insert("interrupted".into(), Value::Bool(true));
+            o.insert("contract".into(), Value::String((*contract).to_owned()));
+            if !single {
+                o.insert("file".into(), Value::String(file.clone()));
+                o.insert("gates".into(), serde_json::json!({"passed": failed.is_empty(), "failed": failed}));
             }
         }
-        prompt.secrets.redact_json(&mut json);
-        if let Some(mut f) = summary_file.take() {
-            serde_json::to_writer_pretty(&mut f, &json)?;
-            f.write_all(b"\n")?;
-            f.commit()?;
-        }
-        let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
-        let table = prompt.secrets.redact(&table);
-        let mut stderr = std::io::stderr().lock();
+        let mut table =
+            crate::summary::table(summary, &pricing, if single { requests.as_ref() } else { None }, seconds);
         if args.load.error_format == crate::report::Format::Human {
-            writeln!(stderr, "contract: {} ({})", contract.0, contract.1.describe())?;
+            table.insert_str(0, &format!("contract: {contract} ({why})\n"));
         }
-        write!(stderr, "{table}")?;
-        for g in &failed_gates {
-            writeln!(stderr, "gate failed: {g}")?;
-        }
-        if interrupted {
-            writeln!(
-                stderr,
-                "interrupted: {} row(s) written; run again with the same --cache to send only the rest",
-                summary.rows()
-            )?;
-            return Ok(EvalStatus::Interrupted);
-        }
-        Ok(if summary.error_count() == 0 && failed_gates.is_empty() { EvalStatus::Passed } else { EvalStatus::Failed })
-    };
-    run().map_err(|f| match f {
-        Failure::Message(message) => Failure::Message(shown(&prompt, message)),
-        Failure::Diagnostics(mut ds) => {
-            for d in &mut ds {
-                prompt.secrets.redact_diagnostic(&mut d.diagnostic);
+        if single {
+            tables.push_str(&table);
+            failed_gates.extend(failed);
+            per_evaluator_json.insert(key.clone(), json);
+        } else {
+            if !tables.is_empty() {
+                tables.push('\n');
             }
-            Failure::Diagnostics(ds)
+            tables.push_str(&format!("== {key} ({file})\n{table}"));
+            failed_gates.extend(failed.into_iter().map(|g| format!("{key}: {g}")));
+            per_evaluator_json.insert(key.clone(), json);
         }
-        Failure::BrokenPipe => Failure::BrokenPipe,
-    })
+    }
+    let mut json = if single {
+        per_evaluator_json.into_iter().next().map_or(Value::Null, |(_, v)| v)
+    } else {
+        let rows = summaries.first().map_or(0, |(_, s)| s.rows());
+        serde_json::json!({"rows": rows, "evaluators": per_evaluator_json, "time_seconds": seconds})
+    };
+    if let Value::Object(o) = &mut json {
+        if let Some(r) = &requests {
+            o.insert("requests".into(), serde_json::json!({"sent": r.sent, "retried": r.retried, "cached": r.cached}));
+        }
+        o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
+        if interrupted {
+            o.insert("interrupted".into(), Value::Bool(true));
+        }
+    }
+    for s in secrets {
+        s.redact_json(&mut json);
+    }
+    if let Some(mut f) = summary_file.take() {
+        serde_json::to_writer_pretty(&mut f, &json)?;
+        f.write_all(b"\n")?;
+        f.commit()?;
+    }
+    if !single && let Some(r) = &requests {
+        tables.push_str(&format!("requests  {} sent, {} retried, {} from cache\n", r.sent, r.retried, r.cached));
+    }
+    for s in secrets {
+        s.redact_string(&mut tables);
+    }
+    let mut stderr = std::io::stderr().lock();
+    write!(stderr, "{tables}")?;
+    for g in &failed_gates {
+        writeln!(stderr, "gate failed: {g}")?;
+    }
+    let rows = summaries.first().map_or(0, |(_, s)| s.rows());
+    if interrupted {
+        writeln!(stderr, "interrupted: {rows} row(s) written; run again with the same --cache to send only the rest")?;
+        return Ok(EvalStatus::Interrupted);
+    }
+    let errors: u64 = summaries.iter().map(|(_, s)| s.error_count()).sum();
+    Ok(if errors == 0 && failed_gates.is_empty() { EvalStatus::Passed } else { EvalStatus::Failed })
 }
 
-/// `--answers`: one answer line per data row, read side by side ([`Run::recorded`]).
-fn from_answers(prompt: &Prompt, rows: Lines, answers: &Path, sink: &mut Sink<'_>) -> Result<(), Failure> {
-    let answers = open_lines(answers)?;
-    let mut recorded = sink.run.recorded(prompt, rows, answers);
-    for result in recorded.by_ref() {
-        sink.output.emit(&result?)?;
+/// `--answers`: one answer line per data row for each evaluator, read side by side
+/// ([`Suite::recorded`], which counts each row in the summaries).
+fn from_answers(prompts: &[&Prompt], rows: Lines, answers: &[PathBuf], sink: &mut Sink<'_>) -> Result<(), Failure> {
+    let answers = answers.iter().map(|a| open_lines(a)).collect::<Result<Vec<_>, _>>()?;
+    let keys: Vec<String> = sink.suite.keys().into_iter().map(str::to_owned).collect();
+    let output = &mut sink.output;
+    let mut recorded = sink.suite.recorded(prompts, rows, answers);
+    let none = vec![false; prompts.len()];
+    for results in recorded.by_ref() {
+        output.emit(&results?, &none)?;
     }
-    if let Some(extra) = recorded.extra_answers() {
-        let (data, answers) = recorded.names();
-        sink.output.error(&format!(
-            "{answers} has {} more line(s) than {data} (from line {}); they were not evaluated",
+    let (data, names) = recorded.names();
+    for (key, extra) in recorded.extra_answers() {
+        let file = keys.iter().position(|k| k == key).and_then(|i| names.get(i)).copied().unwrap_or_default();
+        output.error(&format!(
+            "{file} has {} more line(s) than {data} (from line {}); they were not evaluated",
             extra.count, extra.first
         ));
     }

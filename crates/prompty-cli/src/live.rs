@@ -7,20 +7,20 @@
 //! only), so a run stopped by Ctrl-C or SIGTERM writes the rows done and a second run with the same
 //! cache sends only the rest; an identical second run sends nothing.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use prompty_client::{Endpoint, HttpRequest};
-use prompty_eval::rows::{Line, row_inputs};
-use prompty_eval::{ResultLine, RowError, RowErrorKind};
+use prompty_eval::run::DataRow;
+use prompty_eval::{RowError, RowErrorKind, RowId, RowOutcome, RowResults};
 use prompty_render::Renderer;
 use prompty_wire::{ResponseSpec, Target};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use crate::eval::{Lines, Sink};
+use crate::eval::{Judged, Lines, Sink};
 use crate::host::cli_host;
 use crate::http::{SendError, Transport};
 use crate::run::{SendArgs, TargetArgs};
@@ -38,7 +38,8 @@ pub(crate) const MAX_CONCURRENCY: usize = 1024;
 
 /// A live judge run's settings.
 pub(crate) struct Live<'a> {
-    pub(crate) file: &'a Path,
+    /// The evaluators' prompts, in the run's order.
+    pub(crate) judged: &'a [Judged],
     pub(crate) load: &'a LoadArgs,
     pub(crate) target: &'a TargetArgs,
     pub(crate) send: &'a SendArgs,
@@ -60,7 +61,7 @@ pub(crate) struct Outcome {
     pub(crate) requests: Requests,
 }
 
-/// One row's request, ready to send.
+/// One row's request for one evaluator, ready to send.
 struct Prepared {
     request: Arc<HttpRequest>,
     spec: ResponseSpec,
@@ -68,20 +69,54 @@ struct Prepared {
     key: Option<String>,
     /// The row's inputs as the reference records them (`sample_input`).
     sample_input: String,
+    /// How messages name the row (`rows.jsonl:3 (id q3)`).
+    place: String,
 }
 
-/// The state a run shares between reading rows and receiving answers.
-struct Judge<'a> {
+/// One evaluator's prompt, target and endpoint.
+struct Slot<'a> {
     file: &'a Path,
     renderer: Renderer,
     target: Target,
     endpoint: Endpoint,
+    warned: HashSet<String>,
+}
+
+/// A row waiting for its evaluators' results.
+struct Pending {
+    id: RowId,
+    outcomes: Vec<Option<RowOutcome>>,
+}
+
+impl Pending {
+    fn complete(&self) -> bool {
+        self.outcomes.iter().all(Option::is_some)
+    }
+
+    fn into_results(self, line: u64, keys: &[String]) -> RowResults {
+        let evaluators = keys
+            .iter()
+            .cloned()
+            .zip(self.outcomes)
+            .map(|(k, o)| {
+                let o =
+                    o.unwrap_or_else(|| RowOutcome::new(Err(RowError::new(RowErrorKind::RequestFailed, "no answer"))));
+                (k, o)
+            })
+            .collect();
+        RowResults { id: self.id, line, evaluators }
+    }
+}
+
+/// The state a run shares between reading rows and receiving answers.
+struct Judge<'a> {
+    slots: Vec<Slot<'a>>,
+    keys: Vec<String>,
     cache: Option<PathBuf>,
     /// The integrity key of the cache entries ([`CACHE_KEY_VAR`]).
     cache_secret: Option<Vec<u8>>,
     cache_broken: bool,
     data_name: String,
-    warned: HashSet<String>,
     cached: u64,
 }
 
@@ -93,14 +128,18 @@ impl Live<'_> {
                 self.concurrency
             )));
         }
-        let (renderer, _) = load_renderer(self.file, self.load)?;
         let target = self.target.target()?;
-        let spec =
-            ResponseSpec::for_prompt(renderer.prompt(), &target).map_err(|e| crate::wire_failure(self.file, &e))?;
-        let settings = self.target.settings(spec.provider)?;
-        // The trust check comes before anything is sent.
-        let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
-            .map_err(|e| crate::run::client_failure(self.file, &e))?;
+        let mut slots = Vec::with_capacity(self.judged.len());
+        for j in self.judged {
+            let (renderer, _) = load_renderer(&j.file, self.load)?;
+            let spec =
+                ResponseSpec::for_prompt(renderer.prompt(), &target).map_err(|e| crate::wire_failure(&j.file, &e))?;
+            let settings = self.target.settings(spec.provider)?;
+            // The trust check comes before anything is sent.
+            let endpoint = prompty_client::resolve(renderer.prompt(), &settings, &cli_host())
+                .map_err(|e| crate::run::client_failure(&j.file, &e))?;
+            slots.push(Slot { file: &j.file, renderer, target: target.clone(), endpoint, warned: HashSet::new() });
+        }
         let transport = self.send.transport()?;
         let cache_secret = match prompty_syntax::Host::env(&cli_host(), CACHE_KEY_VAR) {
             Some(v) if v.trim().is_empty() => {
@@ -121,15 +160,12 @@ impl Live<'_> {
             })?;
         }
         let mut judge = Judge {
-            file: self.file,
-            renderer,
-            target,
-            endpoint,
+            slots,
+            keys: sink.suite.keys().into_iter().map(str::to_owned).collect(),
             cache: self.cache.map(Path::to_path_buf),
             cache_secret,
             cache_broken: false,
             data_name: rows.name().to_owned(),
-            warned: HashSet::new(),
             cached: 0,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -150,6 +186,7 @@ impl Live<'_> {
 
 impl Judge<'_> {
     /// Reads, sends and writes every row; `true` when Ctrl-C or SIGTERM stopped the run.
+    /// Each row needs one request per evaluator; at most `concurrency` are in flight.
     async fn drive(
         &mut self,
         mut rows: Lines,
@@ -157,44 +194,57 @@ impl Judge<'_> {
         transport: &Transport,
         concurrency: usize,
     ) -> Result<bool, Failure> {
-        let mut set: JoinSet<(u64, Result<Value, SendError>)> = JoinSet::new();
-        let mut pending: HashMap<u64, Prepared> = HashMap::new();
-        let mut done: BTreeMap<u64, ResultLine> = BTreeMap::new();
+        let mut set: JoinSet<(u64, usize, Result<Value, SendError>)> = JoinSet::new();
+        let mut queue: VecDeque<(u64, usize)> = VecDeque::new();
+        let mut prepared: HashMap<(u64, usize), Prepared> = HashMap::new();
+        let mut done: BTreeMap<u64, Pending> = BTreeMap::new();
         let mut next = 1u64;
         let mut ended = false;
         let window = concurrency.saturating_mul(4).max(64);
         let stop = crate::http::stop_requested();
         tokio::pin!(stop);
         loop {
-            while !ended && set.len() < concurrency && set.len() + done.len() < window {
+            loop {
+                while set.len() < concurrency
+                    && let Some((line, i)) = queue.pop_front()
+                {
+                    let Some(p) = prepared.get(&(line, i)) else { continue };
+                    let Some(slot) = self.slots.get(i) else { continue };
+                    let (t, request, endpoint) = (transport.clone(), p.request.clone(), slot.endpoint.clone());
+                    set.spawn(async move { (line, i, t.send_json(&request, &endpoint).await) });
+                }
+                if ended || !queue.is_empty() || set.len() >= concurrency || set.len() + done.len() >= window {
+                    break;
+                }
                 let Some(row) = rows.next_line()? else {
                     ended = true;
                     break;
                 };
                 let line = rows.line();
-                match self.prepare(row, line, sink) {
-                    Err(e) => {
-                        done.insert(line, sink.run.fail(line, e));
+                let row = sink.suite.read_row(row, rows.name(), line);
+                let mut pending = Pending { id: row.id.clone(), outcomes: vec![None; self.slots.len()] };
+                for i in 0..self.slots.len() {
+                    match self.prepare(&row, i, sink) {
+                        Err(e) => pending.outcomes[i] = Some(RowOutcome::new(Err(e))),
+                        Ok(p) => match self.cached_response(i, &p, sink) {
+                            Some(response) => {
+                                self.cached += 1;
+                                sink.cached.insert((line, i));
+                                pending.outcomes[i] = Some(self.finish(sink, i, line, &p, Ok(response)));
+                            }
+                            None => {
+                                prepared.insert((line, i), p);
+                                queue.push_back((line, i));
+                            }
+                        },
                     }
-                    Ok(p) => match self.cached_response(&p, sink) {
-                        Some(response) => {
-                            self.cached += 1;
-                            sink.cached.insert(line);
-                            let outcome = self.finish(sink, line, &p, Ok(response));
-                            done.insert(line, outcome);
-                        }
-                        None => {
-                            let (t, request, endpoint) = (transport.clone(), p.request.clone(), self.endpoint.clone());
-                            set.spawn(async move { (line, t.send_json(&request, &endpoint).await) });
-                            pending.insert(line, p);
-                        }
-                    },
                 }
-                write_ready(&mut done, &mut next, sink)?;
+                done.insert(line, pending);
+                self.write_ready(&mut done, &mut next, sink)?;
             }
-            write_ready(&mut done, &mut next, sink)?;
+            self.write_ready(&mut done, &mut next, sink)?;
             if set.is_empty() {
-                if ended {
+                if ended && queue.is_empty() {
                     return Ok(false);
                 }
                 continue;
@@ -203,46 +253,80 @@ impl Judge<'_> {
                 biased;
                 _ = &mut stop => break,
                 joined = set.join_next() => match joined {
-                    Some(Ok((line, result))) => {
-                        let Some(p) = pending.remove(&line) else { continue };
+                    Some(Ok((line, i, result))) => {
+                        let Some(p) = prepared.remove(&(line, i)) else { continue };
                         if let Ok(response) = &result {
                             self.store(&p, response, sink);
                         }
-                        let outcome = self.finish(sink, line, &p, result);
-                        done.insert(line, outcome);
+                        let outcome = self.finish(sink, i, line, &p, result);
+                        if let Some(slot) = done.get_mut(&line).and_then(|r| r.outcomes.get_mut(i)) {
+                            *slot = Some(outcome);
+                        }
                     }
                     Some(Err(e)) => return Err(Failure::Message(format!("a request task failed: {e}"))),
                     None => {}
                 },
             }
         }
-        // Interrupted: what is done is written, in data order, gaps and all.
+        // Interrupted: the rows every evaluator finished are written, in data order, gaps
+        // and all; the others' answers are in the cache.
         set.abort_all();
-        for (_, result) in std::mem::take(&mut done) {
-            sink.row(result)?;
+        for (line, pending) in std::mem::take(&mut done) {
+            if pending.complete() {
+                sink.row(pending.into_results(line, &self.keys))?;
+            }
         }
         Ok(true)
     }
 
-    /// Renders and compiles one row, and builds its request.
-    fn prepare(&mut self, row: Line, line: u64, sink: &Sink<'_>) -> Result<Prepared, RowError> {
-        let data = &self.data_name;
-        let inputs = row_inputs(self.renderer.prompt(), row, data, line)?;
-        let fail = |kind, e: &dyn std::fmt::Display| RowError::new(kind, format!("{data}:{line}: {e}"));
-        let messages = self.renderer.prepare(&inputs).map_err(|e| fail(RowErrorKind::RenderFailed, &e))?;
-        let compiled = prompty_wire::compile(self.renderer.prompt(), &messages, self.target.clone())
+    /// Writes the finished rows that continue the written ones.
+    fn write_ready(
+        &self,
+        done: &mut BTreeMap<u64, Pending>,
+        next: &mut u64,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Failure> {
+        while done.get(next).is_some_and(Pending::complete) {
+            if let Some(pending) = done.remove(next) {
+                sink.row(pending.into_results(*next, &self.keys))?;
+            }
+            *next += 1;
+        }
+        Ok(())
+    }
+
+    /// Renders and compiles one row for evaluator `i`, and builds its request.
+    fn prepare(&mut self, row: &DataRow, i: usize, sink: &Sink<'_>) -> Result<Prepared, RowError> {
+        let map = sink.suite.members().get(i).map(|m| m.map().clone()).unwrap_or_default();
+        let has_cache = self.cache.is_some();
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Err(RowError::new(RowErrorKind::RenderFailed, format!("{}: no evaluator {i}", row.place)));
+        };
+        let inputs = row.inputs(slot.renderer.prompt(), &map)?;
+        let place = &row.place;
+        let fail = |kind, e: &dyn std::fmt::Display| RowError::new(kind, format!("{place}: {e}"));
+        let messages = slot.renderer.prepare(&inputs).map_err(|e| fail(RowErrorKind::RenderFailed, &e))?;
+        let compiled = prompty_wire::compile(slot.renderer.prompt(), &messages, slot.target.clone())
             .map_err(|e| fail(RowErrorKind::CompileFailed, &e))?;
         for w in &compiled.warnings {
-            if self.warned.insert(w.to_string()) {
-                sink.output.progress.suspend(|| sink.output.reporter.wire_warnings(self.file, std::slice::from_ref(w)));
+            if slot.warned.insert(w.to_string()) {
+                let file = slot.file;
+                sink.output.progress.suspend(|| sink.output.reporter.wire_warnings(file, std::slice::from_ref(w)));
             }
         }
-        let request = prompty_client::build(&self.endpoint, compiled.api, &compiled.body, false)
+        let request = prompty_client::build(&slot.endpoint, compiled.api, &compiled.body, false)
             .map_err(|e| fail(RowErrorKind::RequestNotBuilt, &e))?;
-        let key = self.cache.as_ref().map(|_| prompty_client::cache::key(&request.url, &request.body));
+        let key = has_cache.then(|| prompty_client::cache::key(&request.url, &request.body));
         let model = compiled.body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let sample_input = prompty_eval::azure::sample_input(self.renderer.prompt(), &inputs);
-        Ok(Prepared { request: Arc::new(request), spec: compiled.response, model, key, sample_input })
+        let sample_input = prompty_eval::azure::sample_input(slot.renderer.prompt(), &inputs);
+        Ok(Prepared {
+            request: Arc::new(request),
+            spec: compiled.response,
+            model,
+            key,
+            sample_input,
+            place: row.place.clone(),
+        })
     }
 
     fn entry_path(&self, p: &Prepared) -> Option<PathBuf> {
@@ -253,7 +337,7 @@ impl Judge<'_> {
     /// The cached response to exactly this request, if any. An entry that is a symbolic
     /// link, sits in a linked shard folder, is no regular file or is over the size limit is
     /// a miss with a warning naming it: the request is sent.
-    fn cached_response(&self, p: &Prepared, sink: &Sink<'_>) -> Option<Value> {
+    fn cached_response(&self, i: usize, p: &Prepared, sink: &Sink<'_>) -> Option<Value> {
         let (dir, path) = (self.cache.as_ref()?, self.entry_path(p)?);
         let read = crate::stored::refuse_linked_folders(dir, &path, "cache folder", "cache entries")
             .and_then(|()| crate::stored::read_regular(&path, MAX_ENTRY_BYTES, "cache entry", "cache entries"));
@@ -263,7 +347,9 @@ impl Judge<'_> {
                 match prompty_client::cache::read(&text?, key, &p.request.body, self.cache_secret.as_deref()) {
                     Ok(mut response) => {
                         // An entry written before answers were redacted holds no key when used.
-                        self.endpoint.redact_json(&mut response);
+                        if let Some(slot) = self.slots.get(i) {
+                            slot.endpoint.redact_json(&mut response);
+                        }
                         Some(response)
                     }
                     Err(refused) => {
@@ -315,37 +401,44 @@ impl Judge<'_> {
         }
     }
 
-    /// Scores an answer (or says why there is none).
-    fn finish(&self, sink: &mut Sink<'_>, line: u64, p: &Prepared, result: Result<Value, SendError>) -> ResultLine {
+    /// Scores evaluator `i`'s answer (or says why there is none).
+    fn finish(
+        &self,
+        sink: &mut Sink<'_>,
+        i: usize,
+        line: u64,
+        p: &Prepared,
+        result: Result<Value, SendError>,
+    ) -> RowOutcome {
         let data = &self.data_name;
+        let place = &p.place;
+        let Some(member) = sink.suite.member_mut(i) else {
+            return RowOutcome::new(Err(RowError::new(
+                RowErrorKind::BadResponse,
+                format!("{place}: no evaluator {i}"),
+            )));
+        };
         let response = match result {
             Ok(response) => response,
             Err(e) => {
-                return sink
-                    .run
-                    .fail(line, RowError::new(RowErrorKind::RequestFailed, format!("{data}:{line}: {}", e.0)));
+                let error = RowError::new(RowErrorKind::RequestFailed, format!("{place}: {}", e.0));
+                return member.run_mut().fail(line, error).outcome;
             }
         };
         match prompty_wire::process(&p.spec, &response) {
             Ok(processed) => {
                 let reply = prompty_eval::reply::from_processed(&processed);
-                let mut result = sink.run.score(line, &reply, &p.model, data);
+                let mut result = member.run_mut().score(line, &reply, &p.model, data);
                 result.set_sample_input(p.sample_input.clone());
-                result
+                result.outcome
             }
             Err(e) => {
-                let message = self.endpoint.redact(&format!("{data}:{line}: {e}"));
-                sink.run.fail(line, RowError::new(RowErrorKind::BadResponse, message))
+                let mut message = format!("{place}: {e}");
+                if let Some(slot) = self.slots.get(i) {
+                    message = slot.endpoint.redact(&message);
+                }
+                member.run_mut().fail(line, RowError::new(RowErrorKind::BadResponse, message)).outcome
             }
         }
     }
-}
-
-/// Writes the finished rows that continue the written ones.
-fn write_ready(done: &mut BTreeMap<u64, ResultLine>, next: &mut u64, sink: &mut Sink<'_>) -> Result<(), Failure> {
-    while let Some(result) = done.remove(next) {
-        sink.row(result)?;
-        *next += 1;
-    }
-    Ok(())
 }

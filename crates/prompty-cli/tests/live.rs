@@ -1160,3 +1160,99 @@ fn text_results_stream_on_a_terminal() {
 fn unwrapped(stderr: &str) -> String {
     stderr.replace("\n  │ ", " ")
 }
+
+/// Two evaluators with `--judge` and `--cache`: one request per row and evaluator, every
+/// row's line holds both results in data order (a mapping feeds the second evaluator its
+/// input), and a second run answers every request from the cache, marking each evaluator's
+/// result `"cached": true`; a new row costs one request per evaluator.
+#[test]
+fn two_evaluators_judge_every_row_and_share_the_cache() {
+    const LENGTH: &str = "---
+name: length
+model:
+  id: judge-model
+inputs:
+  answer: {kind: string}
+metadata:
+  evaluator: {answer: json, range: [1, 5], threshold: 4}
+---
+user:
+How short is this? {{ answer }}
+";
+    let server = Server::start(judge_handler);
+    let dir = Dir::new("two-judges");
+    dir.write("judge.prompty", JUDGE);
+    dir.write("length.prompty", LENGTH);
+    let data = |n: u64| -> String {
+        (1..=n)
+            .map(|i| {
+                format!(
+                    "{}\n",
+                    json!({"id": format!("r{i}"), "text": format!("row {i} score={i} delay={}", (5 - i) * 30)})
+                )
+            })
+            .collect()
+    };
+    dir.write("rows.jsonl", &data(4));
+    let base = server.url("/v1");
+    let args = [
+        "eval",
+        "judge.prompty",
+        "length.prompty",
+        "--data",
+        "rows.jsonl",
+        "--judge",
+        "--base-url",
+        &base,
+        "--cache",
+        "cache",
+        "--map",
+        "length:answer=text",
+        "--concurrency",
+        "3",
+        "--summary-json",
+        "summary.json",
+    ];
+    let first = prompty(&dir.path, &args, &key_env());
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    assert_eq!(server.count(), 8, "one request per row and evaluator");
+    let seen: Vec<(String, Value, Value)> = lines(&first.stdout)
+        .into_iter()
+        .map(|l| {
+            (
+                l["id"].as_str().unwrap_or_default().to_owned(),
+                l["evaluators"]["judge"]["score"].clone(),
+                l["evaluators"]["length"]["score"].clone(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, Value, Value)> =
+        (1..=4).map(|i| (format!("r{i}"), json!(i as f64), json!(i as f64))).collect();
+    assert_eq!(seen, expected);
+    let summary: Value = serde_json::from_str(&dir.read("summary.json")).unwrap_or_default();
+    assert_eq!(summary["evaluators"]["judge"]["rows"], json!(4));
+    assert_eq!(summary["evaluators"]["length"]["pass_rate"], json!(0.25));
+    assert!(
+        first.stderr.contains("== judge (judge.prompty)") && first.stderr.contains("== length (length.prompty)"),
+        "{}",
+        first.stderr
+    );
+
+    let second = prompty(&dir.path, &args, &key_env());
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert_eq!(server.count(), 8, "an identical second run sends nothing");
+    let marked: Vec<Value> = lines(&first.stdout)
+        .into_iter()
+        .map(|mut l| {
+            l["evaluators"]["judge"]["cached"] = json!(true);
+            l["evaluators"]["length"]["cached"] = json!(true);
+            l
+        })
+        .collect();
+    assert_eq!(lines(&second.stdout), marked);
+
+    dir.write("rows.jsonl", &data(5));
+    let third = prompty(&dir.path, &args, &key_env());
+    assert_eq!(third.code, Some(0), "{}", third.stderr);
+    assert_eq!(server.count(), 10, "the new row costs one request per evaluator");
+}

@@ -26,6 +26,7 @@ prompty_syntax::define_codes! {
     BAD_REPLY = "PE022", "reply-not-understood", Error, "A recorded answer or provider response cannot be read as a judge reply.";
     NOT_A_RESULT = "PE023", "not-a-result-line", Error, "A line of a results file is not a result `prompty eval` writes.";
     SCORE_NOT_BINARY = "PE024", "score-not-binary", Error, "The score is neither 0 nor 1 where the evaluator accepts only those.";
+    RUN_OPTION = "PE030", "bad-run-option", Error, "A run option (a column mapping, the id column, a per-evaluator setting, a regression gate) is malformed or names something the run does not have.";
     ROW_NOT_UTF8 = "PE101", "row-not-utf8", Error, "A data row is not UTF-8 text.";
     ROW_NOT_JSON = "PE102", "row-not-json", Error, "A data row is not valid JSON.";
     ROW_NOT_OBJECT = "PE103", "row-not-object", Error, "A data row is JSON but not an object of input values.";
@@ -42,4 +43,7 @@ prompty_syntax::define_codes! {
     NOT_BATCHABLE = "PE114", "not-batchable", Error, "A row's request cannot go into a provider batch file.";
     MISSING_BATCH_RESULT = "PE115", "missing-batch-result", Error, "The batch results have no result for a row.";
     STALE_BATCH_RESULT = "PE116", "stale-batch-result", Error, "A row's batch result answers another request than the row's request now.";
+    MISSING_FIELD_IN_ROW = "PE117", "row-missing-field", Error, "A data row lacks the field a column mapping or the id column names.";
+    BAD_ROW_ID = "PE118", "bad-row-id", Error, "A data row's id is not a string or a number, is empty, or is too long.";
+    DUPLICATE_ROW_ID = "PE119", "duplicate-row-id", Error, "A data row's id is the id of an earlier row.";
 }

@@ -206,6 +206,15 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A run option (a column mapping, the id column, a per-evaluator setting, a
+    /// regression gate) is malformed or names something the run does not have.
+    #[error("{option}: {message}")]
+    RunOption {
+        /// The option as given (`--map query=question`).
+        option: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
 }
 
 impl Error {
@@ -232,6 +241,7 @@ impl Error {
             Error::MissingInput { .. } | Error::NoEvaluator => ErrorCategory::MissingField,
             Error::BadReply { .. } => ErrorCategory::FailedExecution,
             Error::Read { .. } | Error::LineTooLong { .. } | Error::NotAResult { .. } => ErrorCategory::InvalidValue,
+            Error::RunOption { .. } => ErrorCategory::InvalidValue,
         }
     }
 
@@ -263,6 +273,7 @@ impl Error {
             Error::LineTooLong { .. } => codes::LINE_TOO_LONG,
             Error::BadReply { .. } => codes::BAD_REPLY,
             Error::NotAResult { .. } => codes::NOT_A_RESULT,
+            Error::RunOption { .. } => codes::RUN_OPTION,
         }
     }
 
@@ -299,7 +310,9 @@ impl Error {
             Error::ScoreNotAllowed { value, allowed } => vec![value, allowed],
             Error::ScoreNotBinary { value } => vec![value],
             Error::Config { key, message } => vec![key, message],
-            Error::Input { field, message } | Error::MissingInput { field, message } => vec![field, message],
+            Error::Input { field, message }
+            | Error::MissingInput { field, message }
+            | Error::RunOption { option: field, message } => vec![field, message],
             Error::Read { message, .. } | Error::BadReply { message } | Error::NotAResult { message, .. } => {
                 vec![message]
             }
@@ -315,6 +328,10 @@ impl Error {
 
     pub(crate) fn config(key: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Config { key: key.into(), message: message.into() }
+    }
+
+    pub(crate) fn run_option(option: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::RunOption { option: option.into(), message: message.into() }
     }
 
     pub(crate) fn input(field: impl Into<String>, message: impl Into<String>) -> Self {
@@ -364,6 +381,7 @@ mod tests {
             Error::LineTooLong { name: s(), line: 1, limit: 2 },
             Error::BadReply { message: s() },
             Error::NotAResult { name: s(), line: 1, message: s() },
+            Error::RunOption { option: s(), message: s() },
         ];
         let mut seen = std::collections::HashSet::new();
         for e in all {
@@ -391,6 +409,9 @@ mod tests {
             K::NotBatchable,
             K::MissingBatchResult,
             K::StaleBatchResult,
+            K::MissingField,
+            K::BadId,
+            K::DuplicateId,
         ];
         for kind in kinds {
             assert!(crate::codes::ALL.iter().any(|c| c.code == kind.code()), "{kind:?}");

@@ -18,8 +18,10 @@
 //! * Runs over data sets: [`rows`] (JSON-lines data, answers and results, read from any
 //!   `BufRead` the caller opens), [`reply`] (a recorded answer or provider response to a
 //!   [`JudgeReply`]), [`record`] (the [`ResultLine`] a run writes and reads back),
-//!   [`run`] (rows to results and their summary, [`Run::recorded`] for recorded answers)
-//!   and [`compare`] (two runs row by row).
+//!   [`run`] (rows to results and their summary, [`Run::recorded`] for recorded answers;
+//!   [`Suite`] for several evaluators over one data file, with column mappings
+//!   ([`MapSpec`]) and row ids ([`IdColumn`])) and [`compare`] (two runs row by row, and
+//!   the [`RegressionGate`]).
 //! * [`azure`]: the reference evaluators end to end (inputs, scoring,
 //!   result layout), for conformance with azure-ai-evaluation 1.13.3 and 1.18.10.
 //!
@@ -68,6 +70,7 @@ use prompty_py::builtins as py;
 
 pub use azure::{AzureEvaluator, JudgeCall, Prepared};
 pub use builtin::{BUILTIN_PROMPTS, BuiltinPrompt, builtin_config, builtin_prompt, builtin_prompt_for};
+pub use compare::{RegressionGate, regressions};
 pub use config::EvaluatorConfig;
 pub use contract::Contract;
 pub use error::{Error, ErrorCategory, Result};
@@ -75,8 +78,8 @@ pub use evaluation::{AzureKey, AzureLayout, Evaluation, JudgeReply, ScoreForm, U
 pub use evaluator::{ContractSource, Evaluator};
 pub use extract::{AnswerFormat, Extracted};
 pub use metadata::{key_names as evaluator_keys, schema as evaluator_schema};
-pub use record::{ResultLine, RowError, RowErrorKind, RowOutcome};
-pub use rows::JsonLines;
-pub use run::Run;
+pub use record::{ResultLine, RowError, RowErrorKind, RowId, RowOutcome, RowResults};
+pub use rows::{FieldPath, IdColumn, InputMap, JsonLines, MapSpec};
+pub use run::{DataRow, Run, Suite};
 pub use summary::{Gates, MaxUnknown, Pricing, RunSummary};
 pub use verdict::{Direction, OutOfRange, ScoreRange, Threshold, Verdict};

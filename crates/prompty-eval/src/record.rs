@@ -1,8 +1,12 @@
 //! The result line of an evaluation run: what `prompty eval` writes for each data row and
 //! what `eval compare` reads back, one type written and read by the same serde code.
 //!
-//! A line is an [`Evaluation`] with the data row's `line` number, or an error record
-//! `{"error": {"kind", "code", "message"}, "line"}` for a row that has no evaluation.
+//! A line is an [`Evaluation`] with the data row's `id` and `line` number, or an error
+//! record `{"id", "error": {"kind", "code", "message"}, "line"}` for a row that has no
+//! evaluation. A run over several evaluators writes a [`RowResults`] line instead:
+//! `{"id", "line", "evaluators": {KEY: evaluation or error record, ...}}`, one entry per
+//! evaluator in command-line order, each exactly what a one-evaluator run writes without
+//! `id` and `line`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -63,6 +67,15 @@ pub enum RowErrorKind {
     /// The row's batch result answers another request (the prompt, model or row changed).
     #[serde(rename = "stale batch result")]
     StaleBatchResult,
+    /// The row lacks the field a column mapping or the id column names.
+    #[serde(rename = "missing field")]
+    MissingField,
+    /// The row's id is not a string or a number, is empty, or is too long.
+    #[serde(rename = "bad id")]
+    BadId,
+    /// The row's id is an earlier row's.
+    #[serde(rename = "duplicate id")]
+    DuplicateId,
 }
 
 impl RowErrorKind {
@@ -86,6 +99,9 @@ impl RowErrorKind {
             RowErrorKind::NotBatchable => codes::NOT_BATCHABLE,
             RowErrorKind::MissingBatchResult => codes::MISSING_BATCH_RESULT,
             RowErrorKind::StaleBatchResult => codes::STALE_BATCH_RESULT,
+            RowErrorKind::MissingField => codes::MISSING_FIELD_IN_ROW,
+            RowErrorKind::BadId => codes::BAD_ROW_ID,
+            RowErrorKind::DuplicateId => codes::DUPLICATE_ROW_ID,
         }
     }
 
@@ -108,6 +124,9 @@ impl RowErrorKind {
             RowErrorKind::NotBatchable => "not batchable",
             RowErrorKind::MissingBatchResult => "missing batch result",
             RowErrorKind::StaleBatchResult => "stale batch result",
+            RowErrorKind::MissingField => "missing field",
+            RowErrorKind::BadId => "bad id",
+            RowErrorKind::DuplicateId => "duplicate id",
         }
     }
 }
@@ -158,9 +177,67 @@ pub enum RowOutcome {
     Evaluated(Box<Evaluation>),
 }
 
-/// One line of an evaluation run's results: a data row's outcome and its line number.
+/// A data row's id: a string or a number from the data (the id column, or the `id`
+/// field), or the row's line number. Two ids are one when their text is
+/// ([`RowId::to_string`]): `7` and `"7"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RowId {
+    /// A number.
+    Number(serde_json::Number),
+    /// A string.
+    Text(String),
+}
+
+impl RowId {
+    /// The id of a row that has none of its own: its line number.
+    pub fn line(line: u64) -> Self {
+        RowId::Number(line.into())
+    }
+}
+
+impl std::fmt::Display for RowId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RowId::Number(n) => write!(f, "{n}"),
+            RowId::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+impl RowOutcome {
+    /// The outcome of a row.
+    pub fn new(outcome: Result<Evaluation, RowError>) -> Self {
+        match outcome {
+            Ok(e) => RowOutcome::Evaluated(Box::new(e)),
+            Err(error) => RowOutcome::Error { error },
+        }
+    }
+
+    /// The evaluation, when the row has one.
+    pub fn evaluation(&self) -> Option<&Evaluation> {
+        match self {
+            RowOutcome::Evaluated(e) => Some(e),
+            RowOutcome::Error { .. } => None,
+        }
+    }
+
+    /// The error record, when the row has one.
+    pub fn error(&self) -> Option<&RowError> {
+        match self {
+            RowOutcome::Error { error } => Some(error),
+            RowOutcome::Evaluated(_) => None,
+        }
+    }
+}
+
+/// One line of an evaluation run's results: a data row's id, outcome and line number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultLine {
+    /// The row's id (absent from lines written before ids existed: the line number is
+    /// the id then, [`ResultLine::row_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RowId>,
     /// The evaluation or the error record.
     #[serde(flatten)]
     pub outcome: RowOutcome,
@@ -169,13 +246,21 @@ pub struct ResultLine {
 }
 
 impl ResultLine {
-    /// The result of data line `line`.
+    /// The result of data line `line` (its id is the line number until [`ResultLine::with_id`]).
     pub fn new(line: u64, outcome: Result<Evaluation, RowError>) -> Self {
-        let outcome = match outcome {
-            Ok(e) => RowOutcome::Evaluated(Box::new(e)),
-            Err(error) => RowOutcome::Error { error },
-        };
-        ResultLine { outcome, line }
+        ResultLine { id: None, outcome: RowOutcome::new(outcome), line }
+    }
+
+    /// The line with the row's id.
+    #[must_use]
+    pub fn with_id(mut self, id: RowId) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// The row's id: its `id`, else its line number.
+    pub fn row_id(&self) -> RowId {
+        self.id.clone().unwrap_or_else(|| RowId::line(self.line))
     }
 
     /// The evaluation, when the row has one.
@@ -214,6 +299,9 @@ impl ResultLine {
         match &self.outcome {
             RowOutcome::Evaluated(e) => {
                 let mut o: Map<String, Value> = e.to_azure(layout);
+                if let Some(id) = &self.id {
+                    o.insert("id".into(), serde_json::to_value(id).unwrap_or(Value::Null));
+                }
                 o.insert("line".into(), Value::from(self.line));
                 Value::Object(o)
             }
@@ -235,5 +323,102 @@ impl ResultLine {
             ));
         }
         serde_json::from_value(value).map_err(|e| fail(format!("not a result line: {e}")))
+    }
+}
+
+/// One line of a run over several evaluators: the row's id and line, and each evaluator's
+/// outcome under its key, in the run's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowResults {
+    /// The row's id.
+    pub id: RowId,
+    /// The data row's 1-based line number.
+    pub line: u64,
+    /// Each evaluator's key and outcome.
+    pub evaluators: Vec<(String, RowOutcome)>,
+}
+
+impl RowResults {
+    /// Evaluator `key`'s result as a one-evaluator line.
+    pub fn get(&self, key: &str) -> Option<ResultLine> {
+        let (_, outcome) = self.evaluators.iter().find(|(k, _)| k == key)?;
+        Some(ResultLine { id: Some(self.id.clone()), outcome: outcome.clone(), line: self.line })
+    }
+
+    /// Each evaluator's key and result as a one-evaluator line.
+    pub fn lines(&self) -> impl Iterator<Item = (&str, ResultLine)> + '_ {
+        self.evaluators.iter().map(|(k, outcome)| {
+            (k.as_str(), ResultLine { id: Some(self.id.clone()), outcome: outcome.clone(), line: self.line })
+        })
+    }
+
+    /// The line in this toolkit's layout.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The line in the layout of azure-ai-evaluation's `evaluate()` rows: each evaluator's
+    /// keys ([`Evaluation::to_azure`] with its `layouts` entry) under `outputs.KEY.`, an
+    /// error record as `outputs.KEY.error`; `id` and `line` as in our layout. Not read back.
+    pub fn to_azure(&self, layouts: &[AzureLayout]) -> Value {
+        let mut o = Map::new();
+        o.insert("id".into(), serde_json::to_value(&self.id).unwrap_or(Value::Null));
+        o.insert("line".into(), Value::from(self.line));
+        for (i, (key, outcome)) in self.evaluators.iter().enumerate() {
+            match (outcome, layouts.get(i)) {
+                (RowOutcome::Evaluated(e), Some(layout)) => {
+                    for (k, v) in e.to_azure(layout) {
+                        o.insert(format!("outputs.{key}.{k}"), v);
+                    }
+                }
+                (RowOutcome::Evaluated(e), None) => {
+                    o.insert(format!("outputs.{key}"), serde_json::to_value(e).unwrap_or(Value::Null));
+                }
+                (RowOutcome::Error { error }, _) => {
+                    o.insert(format!("outputs.{key}.error"), serde_json::to_value(error).unwrap_or(Value::Null));
+                }
+            }
+        }
+        Value::Object(o)
+    }
+}
+
+impl Serialize for RowResults {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        struct Entries<'a>(&'a [(String, RowOutcome)]);
+        impl Serialize for Entries<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut m = serializer.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut s = serializer.serialize_struct("RowResults", 3)?;
+        s.serialize_field("id", &self.id)?;
+        s.serialize_field("line", &self.line)?;
+        s.serialize_field("evaluators", &Entries(&self.evaluators))?;
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for RowResults {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            id: RowId,
+            line: u64,
+            evaluators: Map<String, Value>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let mut evaluators = Vec::with_capacity(raw.evaluators.len());
+        for (k, v) in raw.evaluators {
+            let outcome =
+                RowOutcome::deserialize(v).map_err(|e| serde::de::Error::custom(format!("evaluator `{k}`: {e}")))?;
+            evaluators.push((k, outcome));
+        }
+        Ok(RowResults { id: raw.id, line: raw.line, evaluators })
     }
 }

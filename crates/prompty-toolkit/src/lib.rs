@@ -28,6 +28,8 @@
 //!   configuration (feature `eval`), under the azure-ai-evaluation judge contract the prompt
 //!   asks for or [`Loader::contract`] names; [`Prompty::to_azure`] lays it out with the
 //!   reference's result keys. A reasoning model's request: [`Target::with_reasoning_model`].
+//!   [`Prompty::eval_run`] scores a data file, and `eval_suite` runs several evaluator
+//!   prompts over one data file with column mappings.
 //! - **Compile-time prompts**: `include_prompty!("prompts/x.prompty")` checks a prompt
 //!   while your crate compiles and generates a typed inputs struct (feature `macros`).
 //!
@@ -67,6 +69,8 @@ pub mod report {
 
 pub use error::{Error, ErrorKind, Report};
 pub use inputs::Inputs;
+#[cfg(feature = "eval")]
+pub use prompty::eval_suite;
 pub use prompty::{Loader, Prompty};
 
 /// The loader: text to a typed [`Prompt`] with diagnostics (the `prompty-syntax` crate).

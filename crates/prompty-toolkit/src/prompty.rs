@@ -431,3 +431,27 @@ impl Prompty {
         self.evaluator()?.evaluate(reply).map_err(|e| self.score_error(e))
     }
 }
+
+/// A run of several evaluator prompts over one data file, as azure-ai-evaluation's
+/// `evaluate()` runs a dictionary of evaluators: each row is read once and given its id
+/// (its `id` field, else its line number; [`Suite::with_ids`] names another column), each
+/// evaluator's inputs come from the row through the column mappings `maps`
+/// (`"query=question"`, `"context=doc.text"`, `"coherence:query=q"` for one evaluator),
+/// and [`Suite::recorded`] yields one `RowResults` per row with every evaluator's result
+/// under its key (the evaluator's name; `NAME_2`, `NAME_3` for repeated names).
+///
+/// A mapping that names an input no prompt declares, or an evaluator the run does not have,
+/// is an [`ErrorKind::Inputs`] error.
+///
+/// [`Suite::with_ids`]: crate::eval::Suite::with_ids
+/// [`Suite::recorded`]: crate::eval::Suite::recorded
+#[cfg(feature = "eval")]
+pub fn eval_suite(prompts: &[&Prompty], maps: &[&str]) -> Result<crate::eval::Suite, Error> {
+    let evaluators = prompts.iter().map(|p| p.evaluator().cloned()).collect::<Result<Vec<_>, _>>()?;
+    let mut suite = crate::eval::Suite::new(evaluators);
+    let refused = |e: crate::eval::Error| Error::new(ErrorKind::Inputs, e.to_string()).with_source(e);
+    let specs = maps.iter().map(|m| crate::eval::MapSpec::parse(m)).collect::<Result<Vec<_>, _>>().map_err(refused)?;
+    let inner: Vec<&Prompt> = prompts.iter().map(|p| p.prompt()).collect();
+    suite.map(&specs, &inner).map_err(refused)?;
+    Ok(suite)
+}
