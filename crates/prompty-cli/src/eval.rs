@@ -192,16 +192,20 @@ impl VerdictArgs {
 }
 
 /// The value of a repeatable per-evaluator option (`--fail-under 3`, `--fail-under
-/// coherence=3.5`) for evaluator `key`: its own (the last one), else the last general one.
-/// A value naming an evaluator the run does not have is refused.
+/// coherence=3.5`) for evaluator `key`: its own, else the general one. A value naming an
+/// evaluator the run does not have, or a second value for every evaluator or for one
+/// evaluator, is refused (never silently dropped).
 pub(crate) fn per_evaluator<'a>(
     values: &'a [String],
     flag: &str,
     key: &str,
     keys: &[&str],
 ) -> Result<Option<&'a str>, Failure> {
-    let mut general = None;
-    let mut own = None;
+    let mut general: Option<&str> = None;
+    let mut own: Option<&str> = None;
+    let twice = |first: &str, second: &str, whom: &str| {
+        Failure::Message(format!("{flag} is given twice for {whom} ({first} and {second}); give it once"))
+    };
     for v in values {
         match v.split_once('=') {
             Some((k, value)) => {
@@ -213,10 +217,18 @@ pub(crate) fn per_evaluator<'a>(
                     )));
                 }
                 if k == key {
+                    if let Some(first) = own {
+                        return Err(twice(first, value, &format!("evaluator `{key}`")));
+                    }
                     own = Some(value);
                 }
             }
-            None => general = Some(v.as_str()),
+            None => {
+                if let Some(first) = general {
+                    return Err(twice(first, v, "every evaluator"));
+                }
+                general = Some(v.as_str());
+            }
         }
     }
     Ok(own.or(general))
@@ -834,7 +846,8 @@ fn evaluate(
         per_evaluator_json.into_iter().next().map_or(Value::Null, |(_, v)| v)
     } else {
         let rows = summaries.first().map_or(0, |(_, s)| s.rows());
-        serde_json::json!({"rows": rows, "evaluators": per_evaluator_json, "time_seconds": seconds})
+        let seconds = (seconds * 1000.0).round() / 1000.0;
+        serde_json::json!({"rows": rows, "evaluators": per_evaluator_json, "seconds": seconds})
     };
     if let Value::Object(o) = &mut json {
         if let Some(r) = &requests {

@@ -179,7 +179,7 @@ pub enum RowOutcome {
 
 /// A data row's id: a string or a number from the data (the id column, or the `id`
 /// field), or the row's line number. Two ids are one when their text is
-/// ([`RowId::to_string`]): `7` and `"7"`.
+/// (its `Display`): `7` and `"7"`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RowId {
