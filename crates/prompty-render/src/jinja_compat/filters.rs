@@ -50,7 +50,7 @@ pub(crate) fn install(env: &mut Environment<'_>) {
     add(env, "e", |_, v, a| escape(v, a));
     add(env, "forceescape", |_, v, a| {
         bind("forceescape", &a.into_values(), [])?;
-        Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)))
+        Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)?))
     });
     add(env, "int", |_, v, a| int(v, a));
     add(env, "float", |_, v, a| float(v, a));
@@ -219,8 +219,22 @@ fn join(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     Ok(Value::from(out.into_string()))
 }
 
-/// MarkupSafe's escape: `&`, `<`, `>`, `"`, `'`.
-pub(crate) fn html_escape(s: &str) -> String {
+/// MarkupSafe's escape: `&`, `<`, `>`, `"`, `'`. The size of the result is checked
+/// against the render budget first (each escape is four or five bytes).
+pub(crate) fn html_escape(s: &str) -> Result<String, Error> {
+    let extra: u128 = s
+        .bytes()
+        .map(|b| {
+            if b == b'&' {
+                4
+            } else if matches!(b, b'<' | b'>' | b'"' | b'\'') {
+                3
+            } else {
+                0
+            }
+        })
+        .sum();
+    budget::reserve(s.len() as u128 + extra)?;
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -232,7 +246,7 @@ pub(crate) fn html_escape(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    Ok(out)
 }
 
 fn escape(v: Value, a: Args) -> Result<Value, Error> {
@@ -240,7 +254,7 @@ fn escape(v: Value, a: Args) -> Result<Value, Error> {
     if v.is_safe() {
         return Ok(v);
     }
-    Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)))
+    Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)?))
 }
 
 fn center(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
@@ -680,7 +694,7 @@ fn xmlattr(v: Value, a: Args) -> Result<Value, Error> {
         if k.chars().any(|c| c.is_ascii_whitespace() || matches!(c, '/' | '>' | '=')) {
             return Err(error(format!("Invalid character in attribute name: {}", py::repr_of(&key)?)));
         }
-        items.push(format!("{}=\"{}\"", html_escape(&k), html_escape(&py::str_of(&value)?)));
+        items.push(format!("{}=\"{}\"", html_escape(&k)?, html_escape(&py::str_of(&value)?)?));
     }
     let mut rv = items.join(" ");
     if autospace.is_none_or(|s| s.is_true()) && !rv.is_empty() {
