@@ -117,16 +117,31 @@ pub(crate) fn spend_items(n: usize) -> Result<(), Error> {
 /// [`spend_bytes`] for helpers that cannot return an error: `false` when the budget is
 /// spent (the helper stops early; its scope then fails).
 pub(crate) fn spend_bytes_ok(n: usize) -> bool {
-    spend_bytes(n).is_ok()
+    take(u64::try_from(n).unwrap_or(u64::MAX)).is_ok()
 }
 
 fn spend(bytes: u64) -> Result<(), Error> {
+    match take(bytes) {
+        Ok(()) => Ok(()),
+        // The first refusal says why; later ones (a helper going on) are cheap, and the
+        // scope reports the first.
+        Err(Some(what)) => Err(out_of_fuel(what)),
+        Err(None) => Err(Error::from(ErrorKind::OutOfFuel)),
+    }
+}
+
+/// Takes `bytes` from the running call's budget: `Err(Some(call))` when this charge did
+/// not fit, `Err(None)` when an earlier one did not.
+fn take(bytes: u64) -> Result<(), Option<What>> {
     let Some(mut m) = METER.get() else { return Ok(()) };
+    if m.refused {
+        return Err(None);
+    }
     m.spent = m.spent.saturating_add(bytes);
     let over = m.spent > m.left;
-    m.refused |= over;
+    m.refused = over;
     METER.set(Some(m));
-    if over { Err(out_of_fuel(m.what)) } else { Ok(()) }
+    if over { Err(Some(m.what)) } else { Ok(()) }
 }
 
 /// What the running call may still build, in bytes: the output limit, or less when the
