@@ -214,6 +214,57 @@ fn exploding_template_ends_with_a_limit_error() {
     }
 }
 
+/// Issue 23, item 9: filters that would build gigabytes (`batch` filling a billion slots,
+/// `indent` by a million spaces on 30,000 lines, `wordwrap(1)` on 20 MB, a join of a
+/// lazily repeated list) end in the render-budget error, exit code 2, naming the filter and
+/// the limit, with `prompty` running under a 1 GiB address-space limit (the unbounded
+/// filters reached 1.3 to 6 GB).
+#[test]
+fn filters_that_would_build_gigabytes_end_in_a_budget_error() {
+    let tmp = TempDir::new("filter-budget");
+    let head = "---\nname: t\n---\nuser:\n";
+    let cases = [
+        ("batch.prompty", "{{ [1]|batch(10**9, 0) }}", "the `batch` filter would build a value of"),
+        ("indent.prompty", "{{ ('x\\n' * 30000)|indent(10**6) }}", "the `indent` filter would build a value of"),
+        ("join.prompty", "{{ (['0123456789' * 10**6] * 1000)|join }}", "the `join` filter would build a value of"),
+        ("wrap.prompty", "{{ ('word ' * 4000000)|wordwrap(1, wrapstring='-' * 100) }}", "the `wordwrap` filter"),
+    ];
+    for (file, body, expect) in cases {
+        tmp.write(file, format!("{head}{body}\n"));
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1048576 && exec \"$0\" render \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_prompty"))
+            .arg(file)
+            .current_dir(tmp.path())
+            .env("NO_COLOR", "1")
+            .env("RUST_BACKTRACE", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let done = finish(child, WATCHDOG, &format!("prompty render {file}"));
+        assert_eq!(done.status.code(), Some(2), "{file}: {}", done.stderr);
+        assert!(done.stdout.is_empty(), "{file}: {}", done.stdout);
+        assert!(
+            done.stderr.contains(&format!("{file}:5:")),
+            "{file}: the error names the file and line: {}",
+            done.stderr
+        );
+        assert!(done.stderr.contains("PR006(render-limit)"), "{file}: {}", done.stderr);
+        // The report wraps long messages: compare the words.
+        let words = done.stderr.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains(expect), "{file}: {}", done.stderr);
+        assert!(
+            words.contains("more than the limit of 33554432 bytes on one value (the render's output limit)")
+                || words.contains("the render took more than 1000000 steps"),
+            "{file}: the error names the limit: {}",
+            done.stderr
+        );
+    }
+}
+
 /// Issue 23, item 10: a 6 MB body of a million role lines is one limit error in `check`
 /// (not a finding per message) and in `render`, and a thread input with a role outside
 /// `--thread-roles` is refused naming the input and the role.

@@ -2389,6 +2389,17 @@ mod builtins {
             .into_iter()
             .map(|item| (Some(item.get_path_or_default(attr, &default)), item))
             .collect();
+        // prompty patch: sorting (and lowercasing) compares the keys, which can be long
+        // strings: their bytes are charged once per level of the sort, before it runs.
+        #[cfg(feature = "fuel")]
+        if let Some(state) = state {
+            let bytes: usize = keyed
+                .iter()
+                .map(|(k, _)| k.as_ref().and_then(|k| k.as_str()).map_or(0, str::len))
+                .sum();
+            let levels = u64::from(usize::BITS - keyed.len().leading_zeros()) + 1;
+            ok!(state.charge_fuel((bytes as u64).saturating_mul(levels)));
+        }
         ok!(sort_keyed(&mut keyed, case_sensitive, false));
         ok!(kwargs.assert_all_used());
 

@@ -226,7 +226,7 @@ impl Engine {
                 if !direct.is_empty() {
                     out.direct = Some(Direct::new(tmpl.source(), direct));
                 }
-                start_count(mark.copied());
+                start_count(mark.copied(), limits);
                 let result = tmpl.render_to_fmt(ctx.to_minijinja(mark_text), &mut out);
                 if out.overflowed {
                     let err = output_limit(limits, true);
@@ -310,7 +310,7 @@ impl Engine {
             ));
         };
         let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
-        start_count(None);
+        start_count(None, limits);
         let (out, spans) =
             tmpl.render_with_spans(ctx.to_minijinja(None)).map_err(|e| jinja_error(&e, body, loc, limits))?;
         if out.len() > limits.max_output {
@@ -458,10 +458,12 @@ thread_local! {
     static RENDER_MARK: std::cell::Cell<Option<Mark>> = const { std::cell::Cell::new(None) };
 }
 
-/// Starts the count of bytes written by `{{ }}` tags for a new render with `mark`.
-fn start_count(mark: Option<Mark>) {
+/// Starts the count of bytes written by `{{ }}` tags for a new render with `mark`, and the
+/// budget the filters, tests and methods see ([`jinja_compat::budget`]).
+fn start_count(mark: Option<Mark>, limits: &Limits) {
     WRITTEN.set(0);
     RENDER_MARK.set(mark);
+    jinja_compat::budget::start(limits);
 }
 
 /// The output cap, as the error source the formatter returns when it is reached.
@@ -612,11 +614,35 @@ fn may_fit(value: &JinjaValue, left: &mut usize) -> bool {
     }
 }
 
+/// The most items minijinja's `range` makes (Jinja2's sandbox has the same `MAX_RANGE`).
+const MAX_RANGE: usize = 100_000;
+
 fn jinja_error(e: &minijinja::Error, body: &str, loc: &BodyLocation, limits: &Limits) -> Error {
     let output_cap =
         std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source()).any(|e| e.is::<OutputCap>());
     if output_cap {
         let err = output_limit(limits, true);
+        return match e.line().and_then(|l| loc.locate(body, l, e.range())) {
+            Some(span) => err.with_span(span),
+            None => err,
+        };
+    }
+    if jinja_compat::budget::is_refusal(e) {
+        // The budget's own message names the call and the limit.
+        let err = Error::new(ErrorKind::Limit, e.detail().unwrap_or("the render budget was exceeded"));
+        return match e.line().and_then(|l| loc.locate(body, l, e.range())) {
+            Some(span) => err.with_span(span),
+            None => err,
+        };
+    }
+    if e.kind() == JinjaErrorKind::InvalidOperation && e.detail() == Some("range has too many elements") {
+        let err = Error::new(
+            ErrorKind::Limit,
+            format!(
+                "`range` would make more than {MAX_RANGE} items (the limit on one range, as in Jinja2's sandbox); \
+                 loop over the input itself or a smaller range"
+            ),
+        );
         return match e.line().and_then(|l| loc.locate(body, l, e.range())) {
             Some(span) => err.with_span(span),
             None => err,

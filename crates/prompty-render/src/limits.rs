@@ -22,8 +22,9 @@ use std::io;
 #[non_exhaustive]
 pub struct Limits {
     /// Units of work one render may do. Jinja2: minijinja's fuel (one unit per instruction,
-    /// plus one per 64 bytes of text or half-item of list the render builds, writes or
-    /// walks). Mustache: one per template node visited and one per run of a section body.
+    /// plus one per 64 bytes of text or two list items the render builds, writes or walks,
+    /// in filters, tests, methods and comparisons too; no value one filter, test or method
+    /// builds may be larger than what is left, nor than `max_output`). Mustache: one per template node visited and one per run of a section body.
     /// Handlebars: one per expression or block body run (each `#each` item counts).
     pub steps: u64,
     /// Bytes one render may write, counted wherever they go: the final text, and for

@@ -774,6 +774,26 @@ fn eq_budget_take() -> bool {
     })
 }
 
+/// prompty patch: takes what comparing two strings of `len` bytes costs from the equality
+/// budget (one item per 32 bytes, the fuel's rate); `false` once it is spent.
+fn eq_budget_take_bytes(len: usize) -> bool {
+    if len < 32 {
+        return true;
+    }
+    let n = (len / 32) as u64;
+    EQ_BUDGET.with(|b| match b.get() {
+        None => true,
+        Some(left) if left >= n => {
+            b.set(Some(left - n));
+            true
+        }
+        Some(_) => {
+            b.set(Some(0));
+            false
+        }
+    })
+}
+
 /// prompty patch: runs `f` with an equality budget of `items` and returns its result and
 /// the items left (0 when the budget ran out, and the comparison was cut short).
 pub(crate) fn with_eq_budget<R>(items: u64, f: impl FnOnce() -> R) -> (R, u64) {
@@ -788,9 +808,14 @@ impl PartialEq for Value {
         match (&self.0, &other.0) {
             (&ValueRepr::None, &ValueRepr::None) => true,
             (&ValueRepr::Undefined(..), &ValueRepr::Undefined(..)) => true,
-            (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => a == b,
+            // prompty patch: long strings of one length are charged to the equality budget.
+            (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => {
+                a.len() == b.len() && eq_budget_take_bytes(a.len()) && a == b
+            }
             (&ValueRepr::SmallStr(ref a), &ValueRepr::SmallStr(ref b)) => a.as_str() == b.as_str(),
-            (&ValueRepr::Bytes(ref a), &ValueRepr::Bytes(ref b)) => a == b,
+            (&ValueRepr::Bytes(ref a), &ValueRepr::Bytes(ref b)) => {
+                a.len() == b.len() && eq_budget_take_bytes(a.len()) && a == b
+            }
             // `coerce` cannot represent u128 values above i128::MAX.
             (&ValueRepr::U128(a), &ValueRepr::U128(b)) => a.0 == b.0,
             _ => match ops::coerce(self, other, false) {

@@ -964,6 +964,10 @@ pub(crate) fn charge_fuel_for_compare(
     #[cfg(feature = "fuel")]
     {
         if _state.fuel_tracker().is_some() {
+            // prompty patch: comparing two strings visits the bytes of the shorter one.
+            if let (Some(a), Some(b)) = (_lhs.as_str(), _rhs.as_str()) {
+                return _state.charge_fuel(a.len().min(b.len()) as u64);
+            }
             if let (Some(a), Some(b)) = (_lhs.as_object(), _rhs.as_object()) {
                 if !a.is_same_object(b) {
                     if let (Some(a_len), Some(b_len)) = (a.enumerator_len(), b.enumerator_len()) {

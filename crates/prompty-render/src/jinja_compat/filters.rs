@@ -6,98 +6,110 @@ use std::cmp::Ordering;
 use minijinja::value::{Rest, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Environment, Error, State};
 
-use super::printf;
 use super::py::{self, bind, error, int_arg};
+use super::{budget, printf};
 use crate::pyrepr;
 
 type Args = Rest<ValueOrKwargs>;
 
-/// Registers the filters on `env`.
+/// Registers the filters on `env`, each run as a metered call of the render budget
+/// ([`budget::metered`]).
 pub(crate) fn install(env: &mut Environment<'_>) {
     // minijinja filters Jinja2 does not have: a template using them fails there.
     for name in ["split", "lines", "bool", "chain", "zip"] {
         env.remove_filter(name);
     }
-    env.add_filter("string", |v: Value, a: Args| {
+    add(env, "string", |_, v, a| {
         bind("string", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::str_of(&v)?))
+        Ok(Value::from(py::str_of(&v)?))
     });
-    env.add_filter("upper", |v: Value, a: Args| {
+    add(env, "upper", |_, v, a| {
         bind("upper", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::str_of(&v)?.to_uppercase()))
+        Ok(Value::from(py::str_of(&v)?.to_uppercase()))
     });
-    env.add_filter("lower", |v: Value, a: Args| {
+    add(env, "lower", |_, v, a| {
         bind("lower", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::str_of(&v)?.to_lowercase()))
+        Ok(Value::from(py::str_of(&v)?.to_lowercase()))
     });
-    env.add_filter("capitalize", |v: Value, a: Args| {
+    add(env, "capitalize", |_, v, a| {
         bind("capitalize", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::capitalize(&py::str_of(&v)?)))
+        Ok(Value::from(py::capitalize(&py::str_of(&v)?)))
     });
-    env.add_filter("title", |v: Value, a: Args| {
+    add(env, "title", |_, v, a| {
         bind("title", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(title(&py::str_of(&v)?)))
+        Ok(Value::from(title(&py::str_of(&v)?)))
     });
-    env.add_filter("trim", trim);
-    env.add_filter("replace", replace);
-    env.add_filter("join", join);
-    env.add_filter("safe", |v: Value, a: Args| {
+    add(env, "trim", |_, v, a| trim(v, a));
+    add(env, "replace", |_, v, a| replace(v, a));
+    add(env, "join", join);
+    add(env, "safe", |_, v, a| {
         bind("safe", &a.into_values(), [])?;
-        Ok::<_, Error>(if v.is_safe() { v } else { Value::from_safe_string(py::str_of(&v)?) })
+        Ok(if v.is_safe() { v } else { Value::from_safe_string(py::str_of(&v)?) })
     });
-    env.add_filter("escape", escape);
-    env.add_filter("e", escape);
-    env.add_filter("forceescape", |v: Value, a: Args| {
+    add(env, "escape", |_, v, a| escape(v, a));
+    add(env, "e", |_, v, a| escape(v, a));
+    add(env, "forceescape", |_, v, a| {
         bind("forceescape", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from_safe_string(html_escape(&py::str_of(&v)?)))
+        Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)?))
     });
-    env.add_filter("int", int);
-    env.add_filter("float", float);
-    env.add_filter("round", round);
-    env.add_filter("abs", abs);
-    env.add_filter("length", length);
-    env.add_filter("count", length);
-    env.add_filter("list", |v: Value, a: Args| {
+    add(env, "int", |_, v, a| int(v, a));
+    add(env, "float", |_, v, a| float(v, a));
+    add(env, "round", |_, v, a| round(v, a));
+    add(env, "abs", |_, v, a| abs(v, a));
+    add(env, "length", |_, v, a| length(v, a));
+    add(env, "count", |_, v, a| length(v, a));
+    add(env, "list", |_, v, a| {
         bind("list", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(py::iterate(&v)?))
+        Ok(Value::from(py::iterate(&v)?))
     });
-    env.add_filter("first", first);
-    env.add_filter("last", last);
-    env.add_filter("default", default);
-    env.add_filter("d", default);
-    env.add_filter("sort", sort);
-    env.add_filter("unique", unique);
-    env.add_filter("min", |s: &State<'_, '_>, v: Value, a: Args| min_max(s, &v, &a.into_values(), Ordering::Less));
-    env.add_filter("max", |s: &State<'_, '_>, v: Value, a: Args| min_max(s, &v, &a.into_values(), Ordering::Greater));
-    env.add_filter("sum", sum);
-    env.add_filter("reverse", reverse);
-    env.add_filter("dictsort", dictsort);
-    env.add_filter("items", items);
-    env.add_filter("format", format);
-    env.add_filter("center", center);
-    env.add_filter("indent", indent);
-    env.add_filter("truncate", truncate);
-    env.add_filter("wordcount", |v: Value, a: Args| {
+    add(env, "first", |_, v, a| first(v, a));
+    add(env, "last", |_, v, a| last(v, a));
+    add(env, "default", |_, v, a| default(v, a));
+    add(env, "d", |_, v, a| default(v, a));
+    add(env, "sort", sort);
+    add(env, "unique", unique);
+    add(env, "min", |s, v, a| min_max(s, &v, &a.into_values(), Ordering::Less));
+    add(env, "max", |s, v, a| min_max(s, &v, &a.into_values(), Ordering::Greater));
+    add(env, "sum", sum);
+    add(env, "reverse", |_, v, a| reverse(v, a));
+    add(env, "dictsort", dictsort);
+    add(env, "items", |_, v, a| items(v, a));
+    add(env, "format", format);
+    add(env, "center", center);
+    add(env, "indent", indent);
+    add(env, "truncate", |_, v, a| truncate(v, a));
+    add(env, "wordcount", |_, v, a| {
         bind("wordcount", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(wordcount(&py::str_of(&v)?)))
+        Ok(Value::from(wordcount(&py::str_of(&v)?)))
     });
-    env.add_filter("wordwrap", wordwrap);
-    env.add_filter("filesizeformat", filesizeformat);
-    env.add_filter("striptags", |v: Value, a: Args| {
+    add(env, "wordwrap", |_, v, a| wordwrap(v, a));
+    add(env, "filesizeformat", |_, v, a| filesizeformat(v, a));
+    add(env, "striptags", |_, v, a| {
         bind("striptags", &a.into_values(), [])?;
-        Ok::<_, Error>(Value::from(striptags(&py::str_of(&v)?)))
+        Ok(Value::from(striptags(&py::str_of(&v)?)))
     });
-    env.add_filter("urlencode", urlencode);
-    env.add_filter("xmlattr", xmlattr);
-    env.add_filter("tojson", tojson);
-    env.add_filter("pprint", |v: Value, a: Args| {
+    add(env, "urlencode", |_, v, a| urlencode(v, a));
+    add(env, "xmlattr", |_, v, a| xmlattr(v, a));
+    add(env, "tojson", tojson);
+    add(env, "pprint", |_, v, a| {
         bind("pprint", &a.into_values(), [])?;
         pprint(&v).map(Value::from)
     });
-    env.add_filter("random", random);
-    env.add_filter("attr", attr);
-    env.add_filter("batch", batch);
-    env.add_filter("slice", slice);
+    add(env, "random", |_, v, a| random(v, a));
+    add(env, "attr", |_, v, a| attr(v, a));
+    add(env, "batch", |_, v, a| batch(v, a));
+    add(env, "slice", |_, v, a| slice(v, a));
+}
+
+/// Registers `filter` as `name`, run as a metered call ([`budget::metered`]).
+fn add<F>(env: &mut Environment<'_>, name: &'static str, filter: F)
+where
+    F: Fn(&State<'_, '_>, Value, Args) -> Result<Value, Error> + Send + Sync + 'static,
+{
+    let what = budget::What { kind: "filter", name };
+    env.add_filter(name, move |state: &State<'_, '_>, v: Value, a: Args| {
+        budget::metered(state, what, || filter(state, v, a))
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -156,15 +168,18 @@ fn replace(v: Value, a: Args) -> Result<Value, Error> {
         Some(c) if c.is_none() => -1,
         Some(c) => int_arg("replace", &c)?,
     };
-    Ok(Value::from(py_replace(&py::str_of(&v)?, &py::str_of(&old)?, &py::str_of(&new)?, count)))
+    Ok(Value::from(py_replace(&py::str_of(&v)?, &py::str_of(&old)?, &py::str_of(&new)?, count)?))
 }
 
-/// Python `str.replace(old, new, count)`; a negative count replaces every occurrence.
-pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i128) -> String {
+/// Python `str.replace(old, new, count)`; a negative count replaces every occurrence. The
+/// size of the result is counted, and checked against the render budget, first.
+pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i128) -> Result<String, Error> {
     let limit = usize::try_from(count).unwrap_or(usize::MAX);
     if old.is_empty() {
         // Python inserts `new` before every character and at the end.
-        let mut out = String::with_capacity(s.len() + new.len() * (s.len() + 1));
+        let inserts = s.chars().count().saturating_add(1).min(limit);
+        budget::reserve(s.len() as u128 + new.len() as u128 * inserts as u128)?;
+        let mut out = String::with_capacity(s.len() + new.len() * inserts);
         let mut n = 0usize;
         for c in s.chars() {
             if n < limit {
@@ -176,9 +191,12 @@ pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i128) -> String {
         if n < limit {
             out.push_str(new);
         }
-        return out;
+        return Ok(out);
     }
-    s.replacen(old, new, limit)
+    budget::spend_bytes(s.len())?;
+    let found = s.matches(old).take(limit).count() as u128;
+    budget::reserve(s.len() as u128 - found * old.len() as u128 + found * new.len() as u128)?;
+    Ok(s.replacen(old, new, limit))
 }
 
 fn join(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
@@ -188,13 +206,35 @@ fn join(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     if let Some(attr) = attribute.filter(|a| !a.is_none()) {
         items = items.iter().map(|item| attr_get(state, item, &attr)).collect::<Result<_, _>>()?;
     }
-    charge(state, items.len())?;
-    let parts: Vec<String> = items.iter().map(py::str_of).collect::<Result<_, _>>()?;
-    Ok(Value::from(parts.join(&sep)))
+    let mut out = budget::Text::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(&sep)?;
+        }
+        match item.as_str().filter(|_| item.kind() == ValueKind::String) {
+            Some(s) => out.push_str(s)?,
+            None => out.push_str(&py::str_of(item)?)?,
+        }
+    }
+    Ok(Value::from(out.into_string()))
 }
 
-/// MarkupSafe's escape: `&`, `<`, `>`, `"`, `'`.
-pub(crate) fn html_escape(s: &str) -> String {
+/// MarkupSafe's escape: `&`, `<`, `>`, `"`, `'`. The size of the result is checked
+/// against the render budget first (each escape is four or five bytes).
+pub(crate) fn html_escape(s: &str) -> Result<String, Error> {
+    let extra: u128 = s
+        .bytes()
+        .map(|b| {
+            if b == b'&' {
+                4
+            } else if matches!(b, b'<' | b'>' | b'"' | b'\'') {
+                3
+            } else {
+                0
+            }
+        })
+        .sum();
+    budget::reserve(s.len() as u128 + extra)?;
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -206,7 +246,7 @@ pub(crate) fn html_escape(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    Ok(out)
 }
 
 fn escape(v: Value, a: Args) -> Result<Value, Error> {
@@ -214,14 +254,16 @@ fn escape(v: Value, a: Args) -> Result<Value, Error> {
     if v.is_safe() {
         return Ok(v);
     }
-    Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)))
+    Ok(Value::from_safe_string(html_escape(&py::str_of(&v)?)?))
 }
 
 fn center(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let [width] = bind("center", &a.into_values(), ["width"])?;
     let width = width.map(|w| int_arg("center", &w)).transpose()?.unwrap_or(80);
     printf::reserve(state, width.max(0) as u128)?;
-    Ok(Value::from(py_center(&py::str_of(&v)?, width, ' ')))
+    let s = py::str_of(&v)?;
+    budget::reserve(s.len() as u128 + width.max(0) as u128)?;
+    Ok(Value::from(py_center(&s, width, ' ')))
 }
 
 /// Python `str.center(width, fill)`.
@@ -258,22 +300,23 @@ fn indent(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let blank = blank.is_some_and(|b| b.is_true());
     let s = format!("{s}\n");
     let lines = py::splitlines(&s, false);
-    let mut rv = if blank {
-        lines.join(&format!("\n{indention}"))
-    } else {
-        let mut it = lines.iter();
-        let mut rv = it.next().copied().unwrap_or_default().to_owned();
-        let rest: Vec<String> =
-            it.map(|l| if l.is_empty() { String::new() } else { format!("{indention}{l}") }).collect();
-        if !rest.is_empty() {
-            rv.push('\n');
-            rv.push_str(&rest.join("\n"));
-        }
-        rv
-    };
+    // Every line but the first gets the indention (and the first too with `first`): the
+    // size is known before anything is built.
+    budget::reserve(s.len() as u128 + lines.len() as u128 * indention.len() as u128)?;
+    let mut rv = budget::Text::new();
     if first {
-        rv.insert_str(0, &indention);
+        rv.push_str(&indention)?;
     }
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            rv.push('\n')?;
+            if blank || !line.is_empty() {
+                rv.push_str(&indention)?;
+            }
+        }
+        rv.push_str(line)?;
+    }
+    let rv = rv.into_string();
     Ok(if v.is_safe() { Value::from_safe_string(rv) } else { Value::from(rv) })
 }
 
@@ -344,68 +387,122 @@ fn wordwrap(v: Value, a: Args) -> Result<Value, Error> {
         Some(w) if !w.is_none() => py::str_of(&w)?,
         _ => "\n".to_owned(),
     };
-    let paragraphs: Vec<String> = py::splitlines(s, false)
-        .into_iter()
-        .map(|line| textwrap(line, width, break_long, hyphens).join(&wrapstring))
-        .collect();
-    Ok(Value::from(paragraphs.join(&wrapstring)))
+    let mut out = budget::Text::new();
+    for (i, line) in py::splitlines(s, false).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(&wrapstring)?;
+        }
+        textwrap(&mut out, line, width, break_long, hyphens, &wrapstring)?;
+    }
+    Ok(Value::from(out.into_string()))
 }
 
 /// Python's `textwrap.wrap(text, width, expand_tabs=False, replace_whitespace=False, ...)`
 /// for the chunking without hyphen breaks (a hyphenated word is kept whole unless it is too
-/// long) — see docs/compatibility.md.
-fn textwrap(text: &str, width: usize, break_long: bool, _hyphens: bool) -> Vec<String> {
-    // Chunks: runs of whitespace and runs of non-whitespace.
-    let ws = |c: char| matches!(c, '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ');
-    let mut chunks: Vec<String> = Vec::new();
-    for c in text.chars() {
-        match chunks.last_mut() {
-            Some(last) if last.chars().next().is_some_and(ws) == ws(c) => last.push(c),
-            _ => chunks.push(c.to_string()),
-        }
-    }
-    chunks.reverse();
-    let mut lines = Vec::new();
-    while !chunks.is_empty() {
-        let mut cur: Vec<String> = Vec::new();
+/// long) — see docs/compatibility.md. The lines are written into `out`, `sep` between them;
+/// the chunks are slices of `text`, and no chunk is counted past `width + 1` characters, so
+/// the work is linear in the text and the output.
+fn textwrap(
+    out: &mut budget::Text,
+    text: &str,
+    width: usize,
+    break_long: bool,
+    _hyphens: bool,
+    sep: &str,
+) -> Result<(), Error> {
+    let mut chunks = Chunks { text, pos: 0, back: None };
+    // The characters of `chunk`, counted up to `most + 1`.
+    let len_upto = |chunk: &str, most: usize| chunk.chars().take(most.saturating_add(1)).count();
+    let mut lines = 0usize;
+    let mut cur: Vec<&str> = Vec::new();
+    while chunks.peek().is_some() {
+        cur.clear();
         let mut cur_len = 0usize;
         // Drop leading whitespace of a line after the first.
-        if !lines.is_empty() && chunks.last().is_some_and(|c| c.trim_matches(ws).is_empty()) {
+        if lines > 0 && chunks.peek().is_some_and(is_space_chunk) {
             chunks.pop();
         }
-        while let Some(chunk) = chunks.last() {
-            let l = chunk.chars().count();
+        while let Some(chunk) = chunks.peek() {
+            let l = len_upto(chunk, width - cur_len);
             if cur_len + l <= width {
                 cur_len += l;
-                cur.push(chunks.pop().unwrap_or_default());
+                cur.push(chunk);
+                chunks.pop();
             } else {
                 break;
             }
         }
-        if let Some(chunk) = chunks.last()
-            && chunk.chars().count() > width
+        if let Some(chunk) = chunks.peek()
+            && len_upto(chunk, width) > width
         {
             let space_left = if width < 1 { 1 } else { width - cur_len };
             if break_long {
-                let chunk = chunks.pop().unwrap_or_default();
-                let head: String = chunk.chars().take(space_left).collect();
-                let tail: String = chunk.chars().skip(space_left).collect();
+                chunks.pop();
+                let cut = chunk.char_indices().nth(space_left).map_or(chunk.len(), |(i, _)| i);
+                let (head, tail) = chunk.split_at(cut);
                 cur.push(head);
                 if !tail.is_empty() {
-                    chunks.push(tail);
+                    chunks.back = Some(tail);
                 }
             } else if cur.is_empty() {
-                cur.push(chunks.pop().unwrap_or_default());
+                cur.push(chunk);
+                chunks.pop();
             }
         }
-        if cur.last().is_some_and(|c| c.trim_matches(ws).is_empty()) {
+        if cur.last().is_some_and(|c| is_space_chunk(c)) {
             cur.pop();
         }
         if !cur.is_empty() {
-            lines.push(cur.concat());
+            if lines > 0 {
+                out.push_str(sep)?;
+            }
+            for piece in &cur {
+                out.push_str(piece)?;
+            }
+            lines += 1;
         }
     }
-    lines
+    Ok(())
+}
+
+/// The whitespace `textwrap` splits at.
+fn is_wrap_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ')
+}
+
+/// A chunk of whitespace only (the empty chunk counts as one).
+fn is_space_chunk(chunk: &str) -> bool {
+    chunk.chars().all(is_wrap_space)
+}
+
+/// The chunks of a text, in order: runs of whitespace and runs of anything else; `back`
+/// holds the rest of a chunk that was cut, to come next.
+struct Chunks<'a> {
+    text: &'a str,
+    pos: usize,
+    back: Option<&'a str>,
+}
+
+impl<'a> Chunks<'a> {
+    fn peek(&self) -> Option<&'a str> {
+        if let Some(b) = self.back {
+            return Some(b);
+        }
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let first = rest.chars().next()?;
+        let space = is_wrap_space(first);
+        let end = rest.find(|c: char| is_wrap_space(c) != space).unwrap_or(rest.len());
+        rest.get(..end)
+    }
+
+    fn pop(&mut self) {
+        if self.back.take().is_some() {
+            return;
+        }
+        if let Some(chunk) = self.peek() {
+            self.pos += chunk.len();
+        }
+    }
 }
 
 fn filesizeformat(v: Value, a: Args) -> Result<Value, Error> {
@@ -537,43 +634,49 @@ fn html_unescape(s: &str) -> String {
 
 fn urlencode(v: Value, a: Args) -> Result<Value, Error> {
     bind("urlencode", &a.into_values(), [])?;
-    let quote = |v: &Value, for_qs: bool| -> Result<String, Error> {
+    let quote = |out: &mut budget::Text, v: &Value, for_qs: bool| -> Result<(), Error> {
         let s = py::str_of(v)?;
-        let mut out = String::with_capacity(s.len());
         for b in s.bytes() {
             match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => out.push(char::from(b)),
-                b'/' if !for_qs => out.push('/'),
-                b' ' if for_qs => out.push('+'),
-                _ => out.push_str(&format!("%{b:02X}")),
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => out.push(char::from(b))?,
+                b'/' if !for_qs => out.push('/')?,
+                b' ' if for_qs => out.push('+')?,
+                _ => out.push_str(&format!("%{b:02X}"))?,
             }
         }
-        Ok(out)
+        Ok(())
     };
+    let mut out = budget::Text::new();
     match v.kind() {
         ValueKind::String | ValueKind::Number | ValueKind::Bool | ValueKind::None | ValueKind::Undefined => {
-            Ok(Value::from(quote(&v, false)?))
+            quote(&mut out, &v, false)?;
         }
         ValueKind::Map => {
-            let keys = py::iterate(&v)?;
-            let parts: Vec<String> = keys
-                .iter()
-                .map(|k| Ok(format!("{}={}", quote(k, true)?, quote(&v.get_item(k).unwrap_or_default(), true)?)))
-                .collect::<Result<_, Error>>()?;
-            Ok(Value::from(parts.join("&")))
+            for (i, k) in py::iterate(&v)?.iter().enumerate() {
+                if i > 0 {
+                    out.push('&')?;
+                }
+                quote(&mut out, k, true)?;
+                out.push('=')?;
+                quote(&mut out, &v.get_item(k).unwrap_or_default(), true)?;
+            }
         }
         _ => {
-            let mut parts = Vec::new();
-            for item in py::iterate(&v)? {
+            for (i, item) in py::iterate(&v)?.into_iter().enumerate() {
                 let pair = py::iterate(&item)?;
                 let [k, val] = pair.as_slice() else {
                     return Err(error("too many values to unpack (expected 2)"));
                 };
-                parts.push(format!("{}={}", quote(k, true)?, quote(val, true)?));
+                if i > 0 {
+                    out.push('&')?;
+                }
+                quote(&mut out, k, true)?;
+                out.push('=')?;
+                quote(&mut out, val, true)?;
             }
-            Ok(Value::from(parts.join("&")))
         }
     }
+    Ok(Value::from(out.into_string()))
 }
 
 fn xmlattr(v: Value, a: Args) -> Result<Value, Error> {
@@ -591,7 +694,7 @@ fn xmlattr(v: Value, a: Args) -> Result<Value, Error> {
         if k.chars().any(|c| c.is_ascii_whitespace() || matches!(c, '/' | '>' | '=')) {
             return Err(error(format!("Invalid character in attribute name: {}", py::repr_of(&key)?)));
         }
-        items.push(format!("{}=\"{}\"", html_escape(&k), html_escape(&py::str_of(&value)?)));
+        items.push(format!("{}=\"{}\"", html_escape(&k)?, html_escape(&py::str_of(&value)?)?));
     }
     let mut rv = items.join(" ");
     if autospace.is_none_or(|s| s.is_true()) && !rv.is_empty() {
@@ -864,11 +967,6 @@ fn default(v: Value, a: Args) -> Result<Value, Error> {
     Ok(v)
 }
 
-/// Fuel for work proportional to `n` items.
-fn charge(state: &State<'_, '_>, n: usize) -> Result<(), Error> {
-    state.consume_fuel(u64::try_from(n).unwrap_or(u64::MAX))
-}
-
 /// Jinja2's `make_attrgetter`: `a.b.0` walks items (an all-digit part is an index);
 /// a missing part is undefined.
 fn attr_get(_state: &State<'_, '_>, item: &Value, attribute: &Value) -> Result<Value, Error> {
@@ -887,11 +985,15 @@ fn attr_get(_state: &State<'_, '_>, item: &Value, attribute: &Value) -> Result<V
     Ok(cur)
 }
 
-/// The sort key Jinja2 uses without `case_sensitive`: strings lowercased.
-fn ignore_case(v: Value, case_sensitive: bool) -> Value {
+/// The sort key Jinja2 uses without `case_sensitive`: strings lowercased (a copy, charged
+/// to the render budget).
+fn ignore_case(v: Value, case_sensitive: bool) -> Result<Value, Error> {
     match v.as_str() {
-        Some(s) if !case_sensitive => Value::from(s.to_lowercase()),
-        _ => v,
+        Some(s) if !case_sensitive => {
+            budget::spend_bytes(s.len())?;
+            Ok(Value::from(s.to_lowercase()))
+        }
+        _ => Ok(v),
     }
 }
 
@@ -901,7 +1003,7 @@ fn keys_of(
     attribute: Option<&Value>,
     case_sensitive: bool,
 ) -> Result<Vec<Vec<Value>>, Error> {
-    charge(state, items.len() / 2)?;
+    budget::spend_items(items.len())?;
     items
         .iter()
         .map(|item| match attribute {
@@ -910,10 +1012,10 @@ fn keys_of(
                 .as_str()
                 .unwrap_or_default()
                 .split(',')
-                .map(|part| attr_get(state, item, &Value::from(part)).map(|k| ignore_case(k, case_sensitive)))
+                .map(|part| attr_get(state, item, &Value::from(part)).and_then(|k| ignore_case(k, case_sensitive)))
                 .collect(),
-            Some(attr) => Ok(vec![ignore_case(attr_get(state, item, attr)?, case_sensitive)]),
-            None => Ok(vec![ignore_case(item.clone(), case_sensitive)]),
+            Some(attr) => Ok(vec![ignore_case(attr_get(state, item, attr)?, case_sensitive)?]),
+            None => Ok(vec![ignore_case(item.clone(), case_sensitive)?]),
         })
         .collect()
 }
@@ -932,10 +1034,10 @@ fn cmp_keys(a: &[Value], b: &[Value]) -> Result<Ordering, Error> {
 }
 
 /// A stable sort by Python ordering; a comparison Python refuses is an error.
-fn sorted(state: &State<'_, '_>, items: Vec<Value>, keys: Vec<Vec<Value>>, reverse: bool) -> Result<Vec<Value>, Error> {
+fn sorted(items: Vec<Value>, keys: Vec<Vec<Value>>, reverse: bool) -> Result<Vec<Value>, Error> {
     // n log n comparisons
     let n = items.len();
-    charge(state, n.saturating_mul(usize::BITS as usize - n.leading_zeros() as usize))?;
+    budget::spend_items(n.saturating_mul(usize::BITS as usize - n.leading_zeros() as usize))?;
     let mut pairs: Vec<(Vec<Value>, Value)> = keys.into_iter().zip(items).collect();
     let mut failure = None;
     // Check every adjacent comparison the merge would need by validating first.
@@ -967,7 +1069,7 @@ fn sort(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
         attribute.as_ref().filter(|a| !a.is_none()),
         case_sensitive.is_some_and(|c| c.is_true()),
     )?;
-    Ok(Value::from(sorted(state, items, keys, reverse.is_some_and(|r| r.is_true()))?))
+    Ok(Value::from(sorted(items, keys, reverse.is_some_and(|r| r.is_true()))?))
 }
 
 fn unique(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
@@ -1022,7 +1124,6 @@ fn sum(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     if let Some(attr) = attribute.filter(|a| !a.is_none()) {
         items = items.iter().map(|item| attr_get(state, item, &attr)).collect::<Result<_, _>>()?;
     }
-    charge(state, items.len())?;
     let mut acc = start.unwrap_or_else(|| Value::from(0));
     for item in items {
         acc = py_add(&acc, &item)?;
@@ -1047,7 +1148,10 @@ fn py_add(a: &Value, b: &Value) -> Result<Value, Error> {
             Ok(if a.is_tuple() { Value::from(minijinja::value::Tuple::from(items)) } else { Value::from(items) })
         }
         (ValueKind::String, ValueKind::String) => {
-            Ok(Value::from(format!("{}{}", a.as_str().unwrap_or_default(), b.as_str().unwrap_or_default())))
+            let (x, y) = (a.as_str().unwrap_or_default(), b.as_str().unwrap_or_default());
+            budget::reserve(x.len() as u128 + y.len() as u128)?;
+            budget::spend_bytes(x.len() + y.len())?;
+            Ok(Value::from(format!("{x}{y}")))
         }
         (ValueKind::Undefined, _) | (_, ValueKind::Undefined) => Err(error("UndefinedError: undefined operand")),
         _ => Err(unsupported()),
@@ -1074,7 +1178,7 @@ fn mapping_items(v: &Value) -> Result<Vec<Value>, Error> {
         .collect()
 }
 
-fn dictsort(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
+fn dictsort(_state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let [case_sensitive, by, reverse] = bind("dictsort", &a.into_values(), ["case_sensitive", "by", "reverse"])?;
     if v.kind() != ValueKind::Map {
         return Err(error(format!("'{}' object has no attribute 'items'", py::type_name(&v))));
@@ -1088,9 +1192,9 @@ fn dictsort(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
     let items = mapping_items(&v)?;
     let keys = items
         .iter()
-        .map(|pair| Ok(vec![ignore_case(pair.get_item(&Value::from(pos))?, case_sensitive)]))
+        .map(|pair| Ok(vec![ignore_case(pair.get_item(&Value::from(pos))?, case_sensitive)?]))
         .collect::<Result<Vec<_>, Error>>()?;
-    Ok(Value::from(sorted(state, items, keys, reverse.is_some_and(|r| r.is_true()))?))
+    Ok(Value::from(sorted(items, keys, reverse.is_some_and(|r| r.is_true()))?))
 }
 
 fn items(v: Value, a: Args) -> Result<Value, Error> {
@@ -1117,6 +1221,9 @@ fn batch(v: Value, a: Args) -> Result<Value, Error> {
     }
     if !tmp.is_empty() {
         if let Some(f) = &fill {
+            let missing = u128::try_from(n - tmp.len() as i128).unwrap_or(0);
+            budget::reserve_items(missing)?;
+            budget::spend_items(usize::try_from(missing).unwrap_or(usize::MAX))?;
             while (tmp.len() as i128) < n {
                 tmp.push(f.clone());
             }
@@ -1138,6 +1245,9 @@ fn slice(v: Value, a: Args) -> Result<Value, Error> {
     let per = length / slices;
     let extra = length % slices;
     let fill = fill_with.filter(|f| !f.is_none());
+    // Each slice is a list of its own.
+    budget::reserve_items(slices as u128 * 2)?;
+    budget::spend_items(slices.saturating_mul(2))?;
     let mut offset = 0usize;
     let mut out = Vec::with_capacity(slices);
     for n in 0..slices {
@@ -1223,58 +1333,57 @@ fn tojson(state: &State<'_, '_>, v: Value, a: Args) -> Result<Value, Error> {
             Some(" ".repeat(usize::try_from(n).unwrap_or(0)))
         }
     };
-    let mut out = String::new();
+    let mut out = budget::Text::new();
     json_dump(&mut out, &v, indent.as_deref(), 0)?;
-    // htmlsafe_json_dumps
-    let out = out.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\'', "\\u0027");
-    Ok(Value::from_safe_string(out))
+    Ok(Value::from_safe_string(out.into_string()))
 }
 
 /// Python's `json.dumps(v, sort_keys=True, indent=indent)` (ASCII output).
-fn json_dump(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) -> Result<(), Error> {
+fn json_dump(out: &mut budget::Text, v: &Value, indent: Option<&str>, depth: usize) -> Result<(), Error> {
     if depth > pyrepr::MAX_DEPTH {
         return Err(error("RecursionError: maximum recursion depth exceeded"));
     }
-    let newline = |out: &mut String, d: usize| {
+    let newline = |out: &mut budget::Text, d: usize| -> Result<(), Error> {
         if let Some(ind) = indent {
-            out.push('\n');
+            out.push('\n')?;
             for _ in 0..d {
-                out.push_str(ind);
+                out.push_str(ind)?;
             }
         }
+        Ok(())
     };
     let item_sep = if indent.is_some() { "," } else { ", " };
     match v.kind() {
-        ValueKind::None => out.push_str("null"),
-        ValueKind::Bool => out.push_str(if v.is_true() { "true" } else { "false" }),
+        ValueKind::None => out.push_str("null")?,
+        ValueKind::Bool => out.push_str(if v.is_true() { "true" } else { "false" })?,
         ValueKind::Number => {
             if let Some(x) = py::as_float(v) {
                 if x.is_nan() {
-                    out.push_str("NaN");
+                    out.push_str("NaN")?;
                 } else if x.is_infinite() {
-                    out.push_str(if x < 0.0 { "-Infinity" } else { "Infinity" });
+                    out.push_str(if x < 0.0 { "-Infinity" } else { "Infinity" })?;
                 } else {
-                    out.push_str(&pyrepr::repr_float(x));
+                    out.push_str(&pyrepr::repr_float(x))?;
                 }
             } else {
-                out.push_str(&py::str_of(v)?);
+                out.push_str(&py::str_of(v)?)?;
             }
         }
-        ValueKind::String => json_string(out, v.as_str().unwrap_or_default()),
+        ValueKind::String => json_string(out, v.as_str().unwrap_or_default())?,
         _ if v.kind() == ValueKind::Seq || py::is_list(v) => {
             let items = py::iterate(v)?;
-            out.push('[');
+            out.push('[')?;
             if !items.is_empty() {
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(item_sep);
+                        out.push_str(item_sep)?;
                     }
-                    newline(out, depth + 1);
+                    newline(out, depth + 1)?;
                     json_dump(out, item, indent, depth + 1)?;
                 }
-                newline(out, depth);
+                newline(out, depth)?;
             }
-            out.push(']');
+            out.push(']')?;
         }
         ValueKind::Map => {
             let mut keys = py::iterate(v)?;
@@ -1299,9 +1408,9 @@ fn json_dump(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) ->
                     ValueKind::None => "null".to_owned(),
                     ValueKind::Bool => (if k.is_true() { "true" } else { "false" }).to_owned(),
                     ValueKind::Number => {
-                        let mut s = String::new();
+                        let mut s = budget::Text::new();
                         json_dump(&mut s, &k, None, depth + 1)?;
-                        s
+                        s.into_string()
                     }
                     _ => {
                         return Err(error(format!(
@@ -1312,20 +1421,20 @@ fn json_dump(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) ->
                 };
                 pairs.push((key, value));
             }
-            out.push('{');
+            out.push('{')?;
             if !pairs.is_empty() {
                 for (i, (k, value)) in pairs.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(item_sep);
+                        out.push_str(item_sep)?;
                     }
-                    newline(out, depth + 1);
-                    json_string(out, k);
-                    out.push_str(": ");
+                    newline(out, depth + 1)?;
+                    json_string(out, k)?;
+                    out.push_str(": ")?;
                     json_dump(out, value, indent, depth + 1)?;
                 }
-                newline(out, depth);
+                newline(out, depth)?;
             }
-            out.push('}');
+            out.push('}')?;
         }
         _ => {
             return Err(error(format!("Object of type {} is not JSON serializable", py::type_name(v))));
@@ -1334,56 +1443,72 @@ fn json_dump(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) ->
     Ok(())
 }
 
-/// A JSON string literal as Python's `json.dumps` writes it (`ensure_ascii`).
-fn json_string(out: &mut String, s: &str) {
-    out.push_str(&prompty_py::builtins::json_dumps_str(s));
+/// A JSON string literal as Python's `json.dumps` writes it (`ensure_ascii`), with the
+/// characters Jinja2's `htmlsafe_json_dumps` escapes (`<`, `>`, `&`, `'`: JSON has them
+/// only inside strings).
+fn json_string(out: &mut budget::Text, s: &str) -> Result<(), Error> {
+    budget::reserve(s.len() as u128)?;
+    let quoted = prompty_py::builtins::json_dumps_str(s);
+    if !quoted.contains(['<', '>', '&', '\'']) {
+        return out.push_str(&quoted);
+    }
+    for c in quoted.chars() {
+        match c {
+            '<' => out.push_str("\\u003c")?,
+            '>' => out.push_str("\\u003e")?,
+            '&' => out.push_str("\\u0026")?,
+            '\'' => out.push_str("\\u0027")?,
+            c => out.push(c)?,
+        }
+    }
+    Ok(())
 }
 
 /// `pprint.pformat(v)` for values whose repr fits in 80 columns (dicts with sorted keys);
 /// longer values are wrapped by pprint, which this does not do.
 fn pprint(v: &Value) -> Result<String, Error> {
-    fn sorted_repr(out: &mut String, v: &Value, depth: usize) -> Result<(), Error> {
+    fn sorted_repr(out: &mut budget::Text, v: &Value, depth: usize) -> Result<(), Error> {
         if depth > pyrepr::MAX_DEPTH {
-            out.push_str("...");
+            out.push_str("...")?;
             return Ok(());
         }
         match v.kind() {
             ValueKind::Map => {
                 let mut keys = py::iterate(v)?;
                 keys.sort_by(|a, b| py::cmp(a, b).unwrap_or(Ordering::Equal));
-                out.push('{');
+                out.push('{')?;
                 for (i, k) in keys.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(", ")?;
                     }
-                    out.push_str(&py::repr_of(k)?);
-                    out.push_str(": ");
+                    out.push_str(&py::repr_of(k)?)?;
+                    out.push_str(": ")?;
                     sorted_repr(out, &v.get_item(k)?, depth + 1)?;
                 }
-                out.push('}');
+                out.push('}')?;
             }
             _ if v.kind() == ValueKind::Seq || py::is_list(v) => {
                 let items = py::iterate(v)?;
                 let (open, close) = if v.is_tuple() { ('(', ')') } else { ('[', ']') };
-                out.push(open);
+                out.push(open)?;
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(", ")?;
                     }
                     sorted_repr(out, item, depth + 1)?;
                 }
                 if v.is_tuple() && items.len() == 1 {
-                    out.push(',');
+                    out.push(',')?;
                 }
-                out.push(close);
+                out.push(close)?;
             }
-            _ => out.push_str(&py::repr_of(v)?),
+            _ => out.push_str(&py::repr_of(v)?)?,
         }
         Ok(())
     }
-    let mut out = String::new();
+    let mut out = budget::Text::new();
     sorted_repr(&mut out, v, 0)?;
-    Ok(out)
+    Ok(out.into_string())
 }
 
 #[cfg(test)]
@@ -1451,7 +1576,7 @@ mod tests {
         assert_eq!(py_center("ab", 5, '*'), "**ab*");
         assert_eq!(py_center("abc", 6, '*'), "*abc**");
         assert_eq!(py_center("a", 4, ' '), " a  ");
-        assert_eq!(py_replace("ab", "", "-", -1), "-a-b-");
-        assert_eq!(py_replace("aaa", "a", "b", 2), "bba");
+        assert_eq!(py_replace("ab", "", "-", -1).ok().as_deref(), Some("-a-b-"));
+        assert_eq!(py_replace("aaa", "a", "b", 2).ok().as_deref(), Some("bba"));
     }
 }

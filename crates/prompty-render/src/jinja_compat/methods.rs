@@ -12,6 +12,7 @@ use std::sync::Arc;
 use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
+use super::budget::{self, Text};
 use super::filters::{py_center, py_replace};
 use super::py::{self, bind, error, int_arg};
 use super::{predicates, printf, strformat};
@@ -32,8 +33,79 @@ const MUTATING: &[&str] = &[
     "discard",
 ];
 
-/// The unknown-method callback.
+/// The methods and operators handled here, as the render budget names them.
+const NAMES: &[&str] = &[
+    "%",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "in",
+    "upper",
+    "lower",
+    "title",
+    "capitalize",
+    "swapcase",
+    "casefold",
+    "isdigit",
+    "isalpha",
+    "isalnum",
+    "isupper",
+    "islower",
+    "isspace",
+    "istitle",
+    "isdecimal",
+    "isnumeric",
+    "isidentifier",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "rsplit",
+    "splitlines",
+    "replace",
+    "startswith",
+    "endswith",
+    "count",
+    "find",
+    "rfind",
+    "index",
+    "rindex",
+    "center",
+    "ljust",
+    "rjust",
+    "zfill",
+    "partition",
+    "rpartition",
+    "join",
+    "format",
+    "removeprefix",
+    "removesuffix",
+    "expandtabs",
+    "encode",
+    "items",
+    "keys",
+    "values",
+    "get",
+    "copy",
+    "conjugate",
+    "bit_length",
+    "is_integer",
+];
+
+/// The unknown-method callback: every method and operator runs as a metered call of the
+/// render budget ([`budget::metered`]).
 pub(crate) fn call(state: &mut State<'_, '_>, value: &Value, name: &str, args: &[Value]) -> Result<Value, Error> {
+    let state: &State<'_, '_> = state;
+    let Some(known) = NAMES.iter().find(|n| **n == name) else {
+        return dispatch(state, value, name, args);
+    };
+    let kind = if known.starts_with(|c: char| c.is_ascii_alphabetic()) { "method" } else { "operator" };
+    let what = budget::What { kind, name: known };
+    budget::metered(state, what, || dispatch(state, value, name, args))
+}
+
+fn dispatch(state: &State<'_, '_>, value: &Value, name: &str, args: &[Value]) -> Result<Value, Error> {
     if name == "%" {
         let s = value.as_str().unwrap_or_default();
         let arg = args.first().cloned().unwrap_or_default();
@@ -156,12 +228,15 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
         "splitlines" => {
             let [keepends] = bind(name, args, ["keepends"])?;
             let keep = keepends.is_some_and(|k| k.is_true());
-            Ok(Value::from(py::splitlines(s, keep).into_iter().map(Value::from).collect::<Vec<_>>()))
+            let lines = py::splitlines(s, keep);
+            budget::reserve_items(lines.len() as u128)?;
+            budget::spend_items(lines.len())?;
+            Ok(Value::from(lines.into_iter().map(Value::from).collect::<Vec<_>>()))
         }
         "replace" => {
             let [old, new, count] = bind(name, args, ["old", "new", "count"])?;
             let count = count.map(|c| int_arg(name, &c)).transpose()?.unwrap_or(-1);
-            v(py_replace(s, &req_str(old, name)?, &req_str(new, name)?, count))
+            v(py_replace(s, &req_str(old, name)?, &req_str(new, name)?, count)?)
         }
         "startswith" | "endswith" => {
             let [prefix, start, end] = bind(name, args, ["prefix", "start", "end"])?;
@@ -212,6 +287,7 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
                 }
             };
             printf::reserve(state, width.max(0) as u128)?;
+            budget::reserve(s.len() as u128 + width.max(0) as u128 * fill.len_utf8() as u128)?;
             let len = s.chars().count() as i128;
             let pad = usize::try_from((width - len).max(0)).unwrap_or(0);
             let fill_s: String = std::iter::repeat_n(fill, pad).collect();
@@ -225,6 +301,7 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
             let [width] = bind(name, args, ["width"])?;
             let width = int_arg(name, &width.ok_or_else(|| error("zfill() missing width"))?)?;
             printf::reserve(state, width.max(0) as u128)?;
+            budget::reserve(s.len() as u128 + width.max(0) as u128)?;
             let len = s.chars().count() as i128;
             let pad = usize::try_from((width - len).max(0)).unwrap_or(0);
             let (sign, rest) = match s.chars().next() {
@@ -250,10 +327,15 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
         "join" => {
             let [items] = bind(name, args, ["iterable"])?;
             let items = py::iterate(&items.unwrap_or_default())?;
-            let mut parts = Vec::with_capacity(items.len());
+            let mut out = Text::new();
             for (i, item) in items.iter().enumerate() {
                 match item.as_str() {
-                    Some(p) => parts.push(p.to_owned()),
+                    Some(p) => {
+                        if i > 0 {
+                            out.push_str(s)?;
+                        }
+                        out.push_str(p)?;
+                    }
                     None => {
                         return Err(error(format!(
                             "sequence item {i}: expected str instance, {} found",
@@ -262,7 +344,7 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
                     }
                 }
             }
-            v(parts.join(s))
+            v(out.into_string())
         }
         "format" => v(strformat::format(state, s, args)?),
         "removeprefix" | "removesuffix" => {
@@ -277,26 +359,26 @@ fn string_method(state: &State<'_, '_>, s: &str, name: &str, args: &[Value]) -> 
             let tab = tabsize.map(|t| int_arg(name, &t)).transpose()?.unwrap_or(8).max(0);
             printf::reserve(state, tab as u128)?;
             let tab = usize::try_from(tab).unwrap_or(8);
-            let mut out = String::with_capacity(s.len());
+            let mut out = Text::new();
             let mut col = 0usize;
             for c in s.chars() {
                 match c {
                     '\t' => {
                         let n = if tab == 0 { 0 } else { tab - col % tab };
-                        out.extend(std::iter::repeat_n(' ', n));
+                        out.push_repeated(' ', n)?;
                         col += n;
                     }
                     '\n' | '\r' => {
-                        out.push(c);
+                        out.push(c)?;
                         col = 0;
                     }
                     c => {
-                        out.push(c);
+                        out.push(c)?;
                         col += 1;
                     }
                 }
             }
-            v(out)
+            v(out.into_string())
         }
         "encode" => {
             let [encoding, _errors] = bind(name, args, ["encoding", "errors"])?;
@@ -331,78 +413,73 @@ fn substring(s: &str, start: Option<Value>, end: Option<Value>) -> Result<String
     Ok(if start >= end { String::new() } else { s.chars().skip(start).take(end - start).collect() })
 }
 
-/// `str.split` / `str.rsplit`.
+/// `str.split` / `str.rsplit`. Each part is charged to the render budget as it is made.
 fn py_split(s: &str, sep: Option<&str>, max: i128, right: bool) -> Result<Vec<String>, Error> {
     let limit = if max < 0 { usize::MAX } else { usize::try_from(max).unwrap_or(usize::MAX) };
+    let mut out = Vec::new();
+    let mut part = |p: &str| -> Result<(), Error> {
+        budget::spend_items(1)?;
+        budget::spend_bytes(p.len())?;
+        out.push(p.to_owned());
+        Ok(())
+    };
     match sep {
-        Some("") => Err(error("ValueError: empty separator")),
-        Some(sep) => {
-            let mut parts: Vec<String> = if right {
-                let mut v: Vec<String> = s.rsplitn(limit.saturating_add(1), sep).map(str::to_owned).collect();
-                v.reverse();
-                v
-            } else {
-                s.splitn(limit.saturating_add(1), sep).map(str::to_owned).collect()
-            };
-            if parts.is_empty() {
-                parts.push(String::new());
+        Some("") => return Err(error("ValueError: empty separator")),
+        Some(sep) if right => {
+            for p in s.rsplitn(limit.saturating_add(1), sep) {
+                part(p)?;
             }
-            Ok(parts)
+            out.reverse();
+        }
+        Some(sep) => {
+            for p in s.splitn(limit.saturating_add(1), sep) {
+                part(p)?;
+            }
         }
         None => {
             // Runs of whitespace separate; leading/trailing whitespace is dropped, except
             // the remainder after `maxsplit` splits keeps its inner and outer text.
             let ws = crate::pyrepr::py_space;
-            let chars: Vec<(usize, char)> = s.char_indices().collect();
-            let mut out = Vec::new();
+            let mut rest = s;
+            let mut n = 0usize;
             if !right {
-                let mut i = 0usize;
-                while out.len() < limit {
-                    while chars.get(i).is_some_and(|&(_, c)| ws(c)) {
-                        i += 1;
+                while n < limit {
+                    rest = rest.trim_start_matches(ws);
+                    if rest.is_empty() {
+                        return Ok(out);
                     }
-                    let Some(&(start, _)) = chars.get(i) else { return Ok(out) };
-                    while chars.get(i).is_some_and(|&(_, c)| !ws(c)) {
-                        i += 1;
-                    }
-                    let end = chars.get(i).map_or(s.len(), |&(b, _)| b);
-                    out.push(s.get(start..end).unwrap_or_default().to_owned());
+                    let end = rest.find(ws).unwrap_or(rest.len());
+                    part(rest.get(..end).unwrap_or_default())?;
+                    n += 1;
+                    rest = rest.get(end..).unwrap_or_default();
                 }
-                while chars.get(i).is_some_and(|&(_, c)| ws(c)) {
-                    i += 1;
-                }
-                if let Some(&(start, _)) = chars.get(i) {
-                    out.push(s.get(start..).unwrap_or_default().to_owned());
+                rest = rest.trim_start_matches(ws);
+                if !rest.is_empty() {
+                    part(rest)?;
                 }
             } else {
-                let mut i = chars.len();
-                while out.len() < limit {
-                    while i > 0 && chars.get(i - 1).is_some_and(|&(_, c)| ws(c)) {
-                        i -= 1;
-                    }
-                    if i == 0 {
+                while n < limit {
+                    rest = rest.trim_end_matches(ws);
+                    if rest.is_empty() {
                         out.reverse();
                         return Ok(out);
                     }
-                    let end = chars.get(i).map_or(s.len(), |&(b, _)| b);
-                    while i > 0 && chars.get(i - 1).is_some_and(|&(_, c)| !ws(c)) {
-                        i -= 1;
-                    }
-                    let start = chars.get(i).map_or(s.len(), |&(b, _)| b);
-                    out.push(s.get(start..end).unwrap_or_default().to_owned());
+                    let start = rest
+                        .rfind(ws)
+                        .map_or(0, |i| i + rest.get(i..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8));
+                    part(rest.get(start..).unwrap_or_default())?;
+                    n += 1;
+                    rest = rest.get(..start).unwrap_or_default();
                 }
-                while i > 0 && chars.get(i - 1).is_some_and(|&(_, c)| ws(c)) {
-                    i -= 1;
-                }
-                if i > 0 {
-                    let end = chars.get(i).map_or(s.len(), |&(b, _)| b);
-                    out.push(s.get(..end).unwrap_or_default().to_owned());
+                rest = rest.trim_end_matches(ws);
+                if !rest.is_empty() {
+                    part(rest)?;
                 }
                 out.reverse();
             }
-            Ok(out)
         }
     }
+    Ok(out)
 }
 
 fn map_method(value: &Value, name: &str, args: &[Value]) -> Result<Value, Error> {

@@ -15,6 +15,7 @@
 //! carries a small patch for each. What remains different is listed in docs/compatibility.md and
 //! measured by `tests/jinja_diff.rs`.
 
+pub(crate) mod budget;
 mod filters;
 mod methods;
 mod predicates;

@@ -5,8 +5,8 @@ use std::cmp::Ordering;
 use minijinja::value::{Rest, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Environment, Error, State};
 
-use super::printf;
 use super::py::{self, bind, error};
+use super::{budget, printf};
 
 type Args = Rest<ValueOrKwargs>;
 
@@ -16,15 +16,17 @@ pub(crate) fn install(env: &mut Environment<'_>) {
     for name in ["int", "startingwith", "endingwith", "safe"] {
         env.remove_test(name);
     }
-    env.add_test("odd", |s: &State<'_, '_>, v: Value, a: Args| {
+    // The tests that do work in proportion to their operands run as metered calls of the
+    // render budget ([`budget::metered`]); the others look at a value's kind only.
+    add(env, "odd", |s, v, a| {
         bind("odd", &a.into_values(), [])?;
         py_mod_eq(s, &v, &Value::from(2), 1)
     });
-    env.add_test("even", |s: &State<'_, '_>, v: Value, a: Args| {
+    add(env, "even", |s, v, a| {
         bind("even", &a.into_values(), [])?;
         py_mod_eq(s, &v, &Value::from(2), 0)
     });
-    env.add_test("divisibleby", |s: &State<'_, '_>, v: Value, a: Args| {
+    add(env, "divisibleby", |s, v, a| {
         let [num] = bind("divisibleby", &a.into_values(), ["num"])?;
         let num = num.ok_or_else(|| error("test_divisibleby() missing 1 required positional argument: 'num'"))?;
         py_mod_eq(s, &v, &num, 0)
@@ -57,21 +59,33 @@ pub(crate) fn install(env: &mut Environment<'_>) {
                     | ValueKind::Bytes
             )
     });
-    env.add_test("lower", |v: Value| -> Result<bool, Error> { Ok(py::is_lower(&py::str_of(&v)?)) });
-    env.add_test("upper", |v: Value| -> Result<bool, Error> { Ok(py::is_upper(&py::str_of(&v)?)) });
+    add(env, "lower", |_, v, a| {
+        bind("lower", &a.into_values(), [])?;
+        Ok(py::is_lower(&py::str_of(&v)?))
+    });
+    add(env, "upper", |_, v, a| {
+        bind("upper", &a.into_values(), [])?;
+        Ok(py::is_upper(&py::str_of(&v)?))
+    });
     // Functions and macros; Jinja2's `Undefined` is callable too (calling it raises).
     env.add_test("callable", |v: Value| {
         !py::is_dict_view(&v) && matches!(v.kind(), ValueKind::Plain | ValueKind::Undefined)
     });
-    env.add_test("in", |v: Value, a: Args| {
+    add(env, "in", |_, v, a| {
         let [seq] = bind("in", &a.into_values(), ["seq"])?;
         contains(&seq.unwrap_or_default(), &v)
     });
     for name in ["eq", "equalto", "=="] {
-        env.add_test(name, |v: Value, other: Value| py::eq(&v, &other));
+        add(env, name, |_, v, a| {
+            let [other] = bind("eq", &a.into_values(), ["other"])?;
+            Ok(py::eq(&v, &other.ok_or_else(|| error("eq() missing 1 required positional argument: 'other'"))?))
+        });
     }
     for name in ["ne", "!="] {
-        env.add_test(name, |v: Value, other: Value| !py::eq(&v, &other));
+        add(env, name, |_, v, a| {
+            let [other] = bind("ne", &a.into_values(), ["other"])?;
+            Ok(!py::eq(&v, &other.ok_or_else(|| error("ne() missing 1 required positional argument: 'other'"))?))
+        });
     }
     for (names, accept) in [
         (&["lt", "lessthan", "<"][..], &[Ordering::Less][..]),
@@ -80,7 +94,9 @@ pub(crate) fn install(env: &mut Environment<'_>) {
         (&["ge", ">="][..], &[Ordering::Greater, Ordering::Equal][..]),
     ] {
         for name in names {
-            env.add_test(*name, move |v: Value, other: Value| -> Result<bool, Error> {
+            add(env, name, move |_, v, a| {
+                let [other] = bind(name, &a.into_values(), ["other"])?;
+                let other = other.ok_or_else(|| error(format!("{name}() missing 1 required positional argument")))?;
                 if v.is_undefined() || other.is_undefined() {
                     return Err(error("UndefinedError: comparison with an undefined value"));
                 }
@@ -88,6 +104,17 @@ pub(crate) fn install(env: &mut Environment<'_>) {
             });
         }
     }
+}
+
+/// Registers `test` as `name`, run as a metered call ([`budget::metered`]).
+fn add<F>(env: &mut Environment<'_>, name: &'static str, test: F)
+where
+    F: Fn(&State<'_, '_>, Value, Args) -> Result<bool, Error> + Send + Sync + 'static,
+{
+    let what = budget::What { kind: "test", name };
+    env.add_test(name, move |state: &State<'_, '_>, v: Value, a: Args| {
+        budget::metered(state, what, || test(state, v, a))
+    });
 }
 
 /// Jinja2 3.1's filter names (the environment here has the same set).
@@ -246,7 +273,11 @@ pub(crate) fn contains(container: &Value, needle: &Value) -> Result<bool, Error>
     }
     match container.kind() {
         ValueKind::String => match needle.as_str() {
-            Some(n) => Ok(container.as_str().unwrap_or_default().contains(n)),
+            Some(n) => {
+                let hay = container.as_str().unwrap_or_default();
+                budget::spend_bytes(hay.len())?;
+                Ok(hay.contains(n))
+            }
             None => Err(error(format!("'in <string>' requires string as left operand, not {}", py::type_name(needle)))),
         },
         ValueKind::Seq | ValueKind::Iterable => Ok(py::iterate(container)?.iter().any(|x| py::eq(x, needle))),

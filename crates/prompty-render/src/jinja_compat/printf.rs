@@ -9,46 +9,47 @@
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Error, State};
 
+use super::budget::{self, Text};
 use super::py::{self, error};
 use crate::pyrepr;
 
 /// Widths and precisions above this are refused (Python would build the huge string).
 pub(crate) const MAX_WIDTH: usize = 1 << 20;
 
-/// Pays for `n` bytes of padding a width or precision asks for: fuel in proportion, and an
-/// out-of-fuel error above [`MAX_WIDTH`] (also when fuel is not tracked).
+/// Pays for `n` bytes of padding a width or precision asks for: fuel in proportion, and a
+/// render-budget refusal above [`MAX_WIDTH`] (also when fuel is not tracked).
 pub(crate) fn reserve(state: &State<'_, '_>, n: u128) -> Result<(), Error> {
     state.consume_fuel(u64::try_from(n / 8).unwrap_or(u64::MAX))?;
     if n > MAX_WIDTH as u128 {
-        return Err(minijinja::Error::new(
-            minijinja::ErrorKind::OutOfFuel,
-            format!("a width or precision of {n} is above the limit of {MAX_WIDTH}"),
-        ));
+        return Err(budget::refusal(format!(
+            "a width or precision of {n} is above the limit of {MAX_WIDTH} (the largest padding one \
+             conversion may ask for)"
+        )));
     }
-    Ok(())
+    budget::reserve(n)
 }
 
 /// `format % args`.
 pub(crate) fn format(state: &State<'_, '_>, format: &str, args: &Value) -> Result<String, Error> {
     let mut cx = Args::new(args);
-    let mut out = String::with_capacity(format.len() + 16);
+    let mut out = Text::new();
     let mut rest = format;
     while let Some(pos) = rest.find('%') {
-        out.push_str(rest.get(..pos).unwrap_or_default());
+        out.push_str(rest.get(..pos).unwrap_or_default())?;
         let spec = rest.get(pos + 1..).unwrap_or_default();
         if let Some(after) = spec.strip_prefix('%') {
-            out.push('%');
+            out.push('%')?;
             rest = after;
             continue;
         }
         let index = format.len() - spec.len() - 1;
         rest = conversion(state, spec, index, &mut cx, &mut out)?;
     }
-    out.push_str(rest);
+    out.push_str(rest)?;
     if cx.left_over() {
         return Err(error("not all arguments converted during string formatting"));
     }
-    Ok(out)
+    Ok(out.into_string())
 }
 
 /// The right side of `%`, consumed as CPython does.
@@ -128,7 +129,7 @@ fn conversion<'a>(
     spec: &'a str,
     index: usize,
     cx: &mut Args,
-    out: &mut String,
+    out: &mut Text,
 ) -> Result<&'a str, Error> {
     let mut s = spec;
     if let Some(after) = s.strip_prefix('(') {
@@ -215,7 +216,7 @@ fn conversion<'a>(
             )));
         }
     };
-    pad(out, &text, f.width, f.left);
+    pad(out, &text, f.width, f.left)?;
     Ok(rest)
 }
 
@@ -241,16 +242,17 @@ fn truncate(s: String, precision: Option<usize>) -> String {
     }
 }
 
-fn pad(out: &mut String, text: &str, width: usize, left: bool) {
+fn pad(out: &mut Text, text: &str, width: usize, left: bool) -> Result<(), Error> {
     let n = text.chars().count();
     let fill = width.saturating_sub(n);
     if !left {
-        out.extend(std::iter::repeat_n(' ', fill));
+        out.push_repeated(' ', fill)?;
     }
-    out.push_str(text);
+    out.push_str(text)?;
     if left {
-        out.extend(std::iter::repeat_n(' ', fill));
+        out.push_repeated(' ', fill)?;
     }
+    Ok(())
 }
 
 /// A formatted number: sign, prefix (`0x`), digits.
@@ -260,7 +262,7 @@ struct Number {
     body: String,
 }
 
-fn finish<'a>(out: &mut String, f: &Spec, n: Number, rest: &'a str) -> Result<&'a str, Error> {
+fn finish<'a>(out: &mut Text, f: &Spec, n: Number, rest: &'a str) -> Result<&'a str, Error> {
     let sign = if n.negative {
         "-"
     } else if f.plus {
@@ -273,20 +275,20 @@ fn finish<'a>(out: &mut String, f: &Spec, n: Number, rest: &'a str) -> Result<&'
     let len = sign.len() + n.prefix.len() + n.body.chars().count();
     let fill = f.width.saturating_sub(len);
     if f.left {
-        out.push_str(sign);
-        out.push_str(n.prefix);
-        out.push_str(&n.body);
-        out.extend(std::iter::repeat_n(' ', fill));
+        out.push_str(sign)?;
+        out.push_str(n.prefix)?;
+        out.push_str(&n.body)?;
+        out.push_repeated(' ', fill)?;
     } else if f.zero {
-        out.push_str(sign);
-        out.push_str(n.prefix);
-        out.extend(std::iter::repeat_n('0', fill));
-        out.push_str(&n.body);
+        out.push_str(sign)?;
+        out.push_str(n.prefix)?;
+        out.push_repeated('0', fill)?;
+        out.push_str(&n.body)?;
     } else {
-        out.extend(std::iter::repeat_n(' ', fill));
-        out.push_str(sign);
-        out.push_str(n.prefix);
-        out.push_str(&n.body);
+        out.push_repeated(' ', fill)?;
+        out.push_str(sign)?;
+        out.push_str(n.prefix)?;
+        out.push_str(&n.body)?;
     }
     Ok(rest)
 }

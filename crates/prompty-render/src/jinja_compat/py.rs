@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, ErrorKind};
 
+use super::budget;
 use crate::pyrepr;
 
 /// A Python `TypeError`, `ValueError`, ... : minijinja's invalid-operation error with
@@ -54,18 +55,28 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
 
 /// Python `str()` (undefined is the empty string).
 ///
-/// Refused (an out-of-fuel error) for a value of more than [`MAX_ITEMS`] items: a lazily
-/// repeated list costs nothing until it is written out, and these conversions do not see
-/// the render's fuel.
+/// A container is written under the render budget ([`budget::Text`]): its text may not
+/// pass the output limit or what the fuel left pays for, and a lazily repeated list is
+/// refused as soon as its text would (writing stops there).
 pub(crate) fn str_of(v: &Value) -> Result<String, Error> {
-    check_size(v)?;
-    Ok(pyrepr::str_value(v))
+    if let Some(s) = v.as_str().filter(|_| v.kind() == ValueKind::String) {
+        return Ok(s.to_owned());
+    }
+    if v.kind() == ValueKind::Undefined {
+        return Ok(String::new());
+    }
+    repr_of(v)
 }
 
-/// Python `repr()`, refused like [`str_of`] for a value of more than [`MAX_ITEMS`] items.
+/// Python `repr()`, written under the render budget like [`str_of`], and refused at once
+/// for a value of more than [`MAX_ITEMS`] items (nested ones included).
 pub(crate) fn repr_of(v: &Value) -> Result<String, Error> {
     check_size(v)?;
-    Ok(pyrepr::repr_value(v))
+    let mut out = budget::Text::new();
+    match pyrepr::write_repr_value(&mut out, v) {
+        Ok(()) => Ok(out.into_string()),
+        Err(_) => Err(out.error(|| error("the value cannot be printed"))),
+    }
 }
 
 /// Counts the items of `v` (nested ones included), without walking a sequence that says it
@@ -150,9 +161,9 @@ pub(crate) fn is_number(v: &Value) -> bool {
 /// undefined iterates as empty (Jinja2's `Undefined.__iter__`). Anything else is a
 /// `TypeError`.
 ///
-/// At most [`MAX_ITEMS`] items are collected: a lazily repeated list (`['x'] * 10**8`) costs
-/// nothing until it is walked, and the filters and methods that collect it do not see the
-/// render's fuel, so its size is checked here, before anything is allocated.
+/// At most [`MAX_ITEMS`] items are collected, each charged to the render budget (a lazily
+/// repeated list, `['x'] * 10**8`, costs nothing until it is walked): its size is checked
+/// here, before anything is allocated.
 pub(crate) fn iterate(v: &Value) -> Result<Vec<Value>, Error> {
     let iterable = is_dict_view(v)
         || matches!(v.kind(), ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
@@ -163,13 +174,20 @@ pub(crate) fn iterate(v: &Value) -> Result<Vec<Value>, Error> {
         };
     }
     let items = v.try_iter().map_err(|_| error(format!("'{}' object is not iterable", type_name(v))))?;
-    if items.size_hint().0 > MAX_ITEMS {
+    let hint = items.size_hint().0;
+    if hint > MAX_ITEMS {
         return Err(too_many_items());
     }
-    let mut out = Vec::with_capacity(items.size_hint().0);
+    // Charged to the render budget ahead for the items it says it has, then per item.
+    budget::reserve_items(hint as u128)?;
+    budget::spend_items(hint)?;
+    let mut out = Vec::with_capacity(hint);
     for item in items {
         if out.len() == MAX_ITEMS {
             return Err(too_many_items());
+        }
+        if out.len() >= hint {
+            budget::spend_items(1)?;
         }
         out.push(item);
     }
@@ -181,10 +199,7 @@ pub(crate) fn iterate(v: &Value) -> Result<Vec<Value>, Error> {
 pub(crate) const MAX_ITEMS: usize = 1_000_000;
 
 fn too_many_items() -> Error {
-    Error::new(
-        ErrorKind::OutOfFuel,
-        format!("a sequence of more than {MAX_ITEMS} items is too long to walk in one render"),
-    )
+    budget::too_many_items(MAX_ITEMS)
 }
 
 /// `len(v)`: characters of a string, items of a container; undefined has length 0.
@@ -208,7 +223,11 @@ pub(crate) fn eq(a: &Value, b: &Value) -> bool {
             (Some(x), Some(y)) => x == y,
             _ => number_as_f64(a) == number_as_f64(b),
         },
-        (ValueKind::String, ValueKind::String) => a.as_str() == b.as_str(),
+        (ValueKind::String, ValueKind::String) => {
+            let (x, y) = (a.as_str().unwrap_or_default(), b.as_str().unwrap_or_default());
+            // A refused charge ends the comparison; the call's scope then fails.
+            x.len() == y.len() && budget::spend_bytes_ok(x.len()) && x == y
+        }
         _ if (is_list(a) || a.is_tuple()) && (is_list(b) || b.is_tuple()) => {
             a.is_tuple() == b.is_tuple() && {
                 let (x, y) = (iterate(a).unwrap_or_default(), iterate(b).unwrap_or_default());
@@ -244,7 +263,11 @@ pub(crate) fn cmp(a: &Value, b: &Value) -> Result<Ordering, Error> {
                 }
             }
         }
-        (ValueKind::String, ValueKind::String) => Ok(a.as_str().cmp(&b.as_str())),
+        (ValueKind::String, ValueKind::String) => {
+            let (x, y) = (a.as_str().unwrap_or_default(), b.as_str().unwrap_or_default());
+            budget::spend_bytes(x.len().min(y.len()))?;
+            Ok(x.cmp(y))
+        }
         _ if (is_list(a) && is_list(b)) || (a.is_tuple() && b.is_tuple()) => {
             let (x, y) = (iterate(a)?, iterate(b)?);
             for (p, q) in x.iter().zip(&y) {
@@ -285,7 +308,11 @@ pub(crate) fn hash_key(v: &Value) -> Result<HashKey, Error> {
             // Integers above i128 (u128).
             None => HashKey::Str(str_of(v)?),
         },
-        ValueKind::String => HashKey::Str(v.as_str().unwrap_or_default().to_owned()),
+        ValueKind::String => {
+            let s = v.as_str().unwrap_or_default();
+            budget::spend_bytes(s.len())?;
+            HashKey::Str(s.to_owned())
+        }
         ValueKind::Bytes => HashKey::Bytes(v.as_bytes().unwrap_or_default().to_vec()),
         ValueKind::Seq if v.is_tuple() => HashKey::Tuple(iterate(v)?.iter().map(hash_key).collect::<Result<_, _>>()?),
         _ => return Err(error(format!("unhashable type: '{}'", type_name(v)))),

@@ -6,6 +6,7 @@
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, State};
 
+use super::budget::Text;
 use super::printf;
 use super::py::{self, error};
 
@@ -31,17 +32,17 @@ enum Numbering {
 }
 
 fn render(state: &State<'_, '_>, template: &str, cx: &mut Fields<'_>, depth: u8) -> Result<String, Error> {
-    let mut out = String::with_capacity(template.len() + 16);
+    let mut out = Text::new();
     let mut chars = template.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match c {
             '{' if chars.peek().is_some_and(|&(_, n)| n == '{') => {
                 chars.next();
-                out.push('{');
+                out.push('{')?;
             }
             '}' if chars.peek().is_some_and(|&(_, n)| n == '}') => {
                 chars.next();
-                out.push('}');
+                out.push('}')?;
             }
             '}' => return Err(error("Single '}' encountered in format string")),
             '{' => {
@@ -63,12 +64,12 @@ fn render(state: &State<'_, '_>, template: &str, cx: &mut Fields<'_>, depth: u8)
                 }
                 let end = end.ok_or_else(|| error("Single '{' encountered in format string"))?;
                 let field = template.get(i + 1..end).unwrap_or_default();
-                out.push_str(&replace_field(state, field, cx, depth)?);
+                out.push_str(&replace_field(state, field, cx, depth)?)?;
             }
-            c => out.push(c),
+            c => out.push(c)?,
         }
     }
-    Ok(out)
+    Ok(out.into_string())
 }
 
 fn replace_field(state: &State<'_, '_>, field: &str, cx: &mut Fields<'_>, depth: u8) -> Result<String, Error> {
