@@ -13,7 +13,8 @@
 //! - **Formatting**: what `prompty fmt` does ([`prompty_lint::fmt`]).
 //!
 //! The crate does no process I/O: [`run`] takes an [`lsp_server::Connection`] (the CLI
-//! passes stdio, tests an in-memory pair) and reads files through the
+//! passes one made by [`transport::connect`] over stdio, which bounds and answers malformed
+//! messages instead of ending the session; tests an in-memory pair) and reads files through the
 //! [`Workspace`]'s [`Host`](prompty_syntax::Host). The protocol-independent pieces (positions,
 //! hover, completion, definitions, actions, preview) are public modules working on byte
 //! offsets of a [`Snapshot`].
@@ -44,6 +45,7 @@ pub mod position;
 pub mod preview;
 pub mod schema;
 mod server;
+pub mod transport;
 pub mod uri;
 
 pub use analysis::{Analysis, Snapshot, Workspace};
