@@ -9,6 +9,9 @@
 //!   front matter keys and values.
 //! - **Go to definition** from a template name to its input, from `${file:x}` to the file.
 //! - **Code actions**: every lint fix, "declare this input", fix all.
+//! - **Outline**: document symbols (front matter sections, inputs, messages), folding ranges
+//!   and semantic tokens (role lines, template tags, input references).
+//! - **References and rename** of an input across the front matter and the template.
 //! - **Preview**: the `prompty.render` command returns the rendered messages.
 //! - **Formatting**: what `prompty fmt` does ([`prompty_lint::fmt`]).
 //!
@@ -43,8 +46,10 @@ pub mod diagnostics;
 pub mod hover;
 pub mod position;
 pub mod preview;
+pub mod references;
 pub mod schema;
 mod server;
+pub mod symbols;
 pub mod transport;
 pub mod uri;
 

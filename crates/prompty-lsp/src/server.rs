@@ -24,7 +24,7 @@ use lsp_types::{
 use serde_json::Value;
 
 use crate::analysis::{Analysis, Workspace};
-use crate::{Error, actions, completion, definition, diagnostics, hover, preview, uri};
+use crate::{Error, actions, completion, definition, diagnostics, hover, preview, references, symbols, uri};
 
 /// How the server runs.
 #[derive(Clone)]
@@ -109,7 +109,15 @@ pub fn capabilities() -> Value {
         "definitionProvider": true,
         "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll"]},
         "executeCommandProvider": {"commands": [preview::COMMAND]},
-        "documentFormattingProvider": true
+        "documentFormattingProvider": true,
+        "documentSymbolProvider": true,
+        "foldingRangeProvider": true,
+        "referencesProvider": true,
+        "renameProvider": {"prepareProvider": true},
+        "semanticTokensProvider": {
+            "legend": {"tokenTypes": symbols::TOKEN_TYPES, "tokenModifiers": []},
+            "full": true
+        }
     })
 }
 
@@ -501,6 +509,66 @@ impl Server {
             r::ExecuteCommand::METHOD => {
                 let p: ExecuteCommandParams = serde_json::from_value(req.params).map_err(Failure::params)?;
                 self.execute(p)
+            }
+            r::DocumentSymbolRequest::METHOD => {
+                let p: lsp_types::DocumentSymbolParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let s = &a.snapshot;
+                let list: Vec<lsp_types::DocumentSymbol> = symbols::symbols(s).iter().map(|x| x.to_lsp(s)).collect();
+                to_value(serde_json::to_value(lsp_types::DocumentSymbolResponse::Nested(list)))
+            }
+            r::FoldingRangeRequest::METHOD => {
+                let p: lsp_types::FoldingRangeParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                to_value(serde_json::to_value(symbols::folding_ranges(&a.snapshot)))
+            }
+            r::SemanticTokensFullRequest::METHOD => {
+                let p: lsp_types::SemanticTokensParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let data = symbols::semantic_tokens(&a.snapshot);
+                to_value(serde_json::to_value(lsp_types::SemanticTokens { result_id: None, data }))
+            }
+            r::References::METHOD => {
+                let p: lsp_types::ReferenceParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let tdp = p.text_document_position;
+                let a = self.analysis(&tdp.text_document.uri)?;
+                let s = &a.snapshot;
+                let offset = s.index.offset(&s.text, tdp.position);
+                let found = references::input_at(s, offset).map(|(name, _)| {
+                    references::references(s, &name, p.context.include_declaration)
+                        .into_iter()
+                        .map(|span| Location {
+                            uri: tdp.text_document.uri.clone(),
+                            range: s.index.range(&s.text, span),
+                        })
+                        .collect::<Vec<_>>()
+                });
+                to_value(serde_json::to_value(found))
+            }
+            r::PrepareRenameRequest::METHOD => {
+                let p: lsp_types::TextDocumentPositionParams =
+                    serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let s = &a.snapshot;
+                let offset = s.index.offset(&s.text, p.position);
+                let range = references::input_at(s, offset).map(|(_, span)| s.index.range(&s.text, span));
+                to_value(serde_json::to_value(range))
+            }
+            r::Rename::METHOD => {
+                let p: lsp_types::RenameParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let tdp = p.text_document_position;
+                let uri = tdp.text_document.uri;
+                let a = self.analysis(&uri)?;
+                let s = &a.snapshot;
+                let offset = s.index.offset(&s.text, tdp.position);
+                let edits = references::rename(s, offset, &p.new_name)
+                    .map_err(|e| Failure(ErrorCode::RequestFailed, format!("prompty: {e}")))?;
+                let edits: Vec<TextEdit> = edits
+                    .into_iter()
+                    .map(|(span, new_text)| TextEdit { range: s.index.range(&s.text, span), new_text })
+                    .collect();
+                let edit = WorkspaceEdit { changes: Some(HashMap::from([(uri, edits)])), ..WorkspaceEdit::default() };
+                to_value(serde_json::to_value(edit))
             }
             r::Formatting::METHOD => {
                 let p: DocumentFormattingParams = serde_json::from_value(req.params).map_err(Failure::params)?;
