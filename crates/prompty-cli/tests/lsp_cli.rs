@@ -241,19 +241,41 @@ fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
 }
 
+/// The Lua block of the Neovim section of docs/editors-and-ci.md, as written.
+fn documented_neovim_setup() -> String {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/editors-and-ci.md");
+    let doc = std::fs::read_to_string(&doc).expect("docs/editors-and-ci.md");
+    let section = doc.split("\n### Neovim\n").nth(1).expect("a Neovim section");
+    let block = section.split("```lua\n").nth(1).expect("a Lua block in the Neovim section");
+    block.split("\n```").next().expect("the block ends").to_owned() + "\n"
+}
+
 #[test]
 #[cfg_attr(not(has_nvim), ignore = "nvim is not on PATH (apt-get install -y neovim; .ci/run installs it)")]
-fn neovim_receives_diagnostics_hover_and_completion() {
+fn neovim_receives_diagnostics_hover_completion_and_symbols() {
     let nvim = which("nvim").expect("nvim on PATH (CI=true runs this test whether or not it is there)");
     let tmp = TempDir::new("nvim");
     let text = "---\nname: nvim\ninputs:\n  question:\n    kind: string\n    description: What the user asks.\n---\nsytem:\nÀ bientôt 😀 {{ topic }}\nuser:\n{{ question }}\n";
     let file = tmp.write("a.prompty", text);
+    let init = tmp.write("init.lua", documented_neovim_setup());
     let out = tmp.path().join("out.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
+    // The set-up runs `prompty` from PATH: this build's binary first.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_prompty")).parent().expect("the binary's folder").to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .expect("PATH");
     let mut child = Command::new(nvim)
-        .args(["--headless", "--clean", "-n", "-i", "NONE", "-c"])
+        .args(["--headless", "-n", "-i", "NONE", "-u"])
+        .arg(&init)
+        .arg("-c")
         .arg(format!("luafile {}", script.display()))
-        .env("PROMPTY_BIN", env!("CARGO_BIN_EXE_prompty"))
+        .env("PATH", path)
+        // No user configuration or plugins from the machine.
+        .env("XDG_CONFIG_HOME", tmp.path().join("config"))
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .env("XDG_STATE_HOME", tmp.path().join("state"))
         .env("PROMPTY_FILE", &file)
         .env("PROMPTY_OUT", &out)
         // On `question` in `{{ question }}` (line 10, 0-based), and just after its `{{ `.
@@ -291,6 +313,15 @@ fn neovim_receives_diagnostics_hover_and_completion() {
     assert!(hover.starts_with("**`question`**: input, `string`") && hover.contains("What the user asks."), "{hover}");
     let completion = report.get("completion").cloned().unwrap_or_default();
     assert_eq!(completion, json!(["question"]), "{report}");
+    // The outline: the front matter with its keys, then the one message (`sytem:` is no role).
+    assert_eq!(
+        report.get("symbols"),
+        Some(&json!([
+            {"name": "front matter", "line": 1, "children": ["name", "inputs"]},
+            {"name": "user", "line": 9, "children": []}
+        ])),
+        "{report}"
+    );
     assert_eq!(report.get("stopped"), Some(&json!(true)), "the server exits when the client stops it");
 }
 
