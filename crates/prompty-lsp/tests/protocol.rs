@@ -517,6 +517,29 @@ fn render_preview() {
     assert_eq!(r.pointer("/messages/0/content/0/value"), Some(&json!("hi")), "{r}");
     let e = c.request("workspace/executeCommand", json!({"command": "prompty.nothing", "arguments": []}));
     assert_eq!(e.pointer("/error/code"), Some(&json!(-32602)), "{e}");
+    // Required inputs with no default, example or value render with placeholders, said so.
+    let bare = "---\nname: p\ninputs:\n  question: {kind: string, required: true}\n  count: {kind: integer, required: true}\n  optional: {kind: string}\n---\nuser:\n{{ question }} x{{ count }}{{ optional }}\n";
+    c.open("file:///w/bare.prompty", bare);
+    let r = c.call(
+        "workspace/executeCommand",
+        json!({"command": "prompty.render", "arguments": ["file:///w/bare.prompty"]}),
+    );
+    assert_eq!(r.pointer("/messages/0/content/0/value"), Some(&json!("<question> x0")), "{r}");
+    assert_eq!(r.get("placeholders"), Some(&json!(["question", "count"])), "{r}");
+    assert_eq!(r.pointer("/inputs/question/from"), Some(&json!("placeholder")), "{r}");
+    assert_eq!(
+        r.get("note"),
+        Some(&json!(
+            "placeholders stand in for `question`, `count`: required, with no value given and no default or example (give values, or add an `example:` to the input)"
+        )),
+        "{r}"
+    );
+    let given = c.call(
+        "workspace/executeCommand",
+        json!({"command": "prompty.render", "arguments": [{"uri": "file:///w/bare.prompty", "inputs": {"question": "Q", "count": 2}}]}),
+    );
+    assert_eq!(given.get("placeholders"), Some(&json!([])), "{given}");
+    assert_eq!(given.get("note"), Some(&Value::Null), "{given}");
     c.shutdown();
 }
 
