@@ -7,24 +7,27 @@ const { LanguageClient, ExecuteCommandRequest } = require('vscode-languageclient
 let client;
 
 async function activate(context) {
-  const config = vscode.workspace.getConfiguration('prompty');
+  const config = vscode.workspace.getConfiguration('promptyToolkit');
   const command = config.get('path', 'prompty');
   client = new LanguageClient(
-    'prompty',
-    'prompty',
+    'promptyToolkit',
+    'prompty-toolkit',
     { command, args: ['lsp'] },
     {
-      documentSelector: [{ scheme: 'file', language: 'prompty' }, { scheme: 'untitled', language: 'prompty' }],
+      documentSelector: [
+        { scheme: 'file', language: 'prompty-toolkit' },
+        { scheme: 'untitled', language: 'prompty-toolkit' },
+      ],
       initializationOptions: { allowRoots: config.get('allowRoots', []) },
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/{prompty.toml,*.json,*.yaml,*.yml,*.txt}') },
     },
   );
-  const output = vscode.window.createOutputChannel('prompty preview');
+  const output = vscode.window.createOutputChannel('prompty-toolkit preview');
   context.subscriptions.push(
     output,
-    vscode.commands.registerCommand('prompty.preview', async () => {
+    vscode.commands.registerCommand('promptyToolkit.preview', async () => {
       const editor = vscode.window.activeTextEditor;
-      if (!editor || editor.document.languageId !== 'prompty') {
+      if (!editor || editor.document.languageId !== 'prompty-toolkit') {
         return;
       }
       try {
@@ -33,10 +36,15 @@ async function activate(context) {
           arguments: [editor.document.uri.toString()],
         });
         output.clear();
+        // Required inputs without a value render with placeholders: say so first.
+        if (result.note) {
+          output.appendLine(`(${result.note})`);
+          output.appendLine('');
+        }
         output.append(result.text);
         output.show(true);
       } catch (e) {
-        vscode.window.showErrorMessage(`prompty: ${e.message}`);
+        vscode.window.showErrorMessage(`prompty-toolkit: ${e.message}`);
       }
     }),
   );

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use lsp_server::Connection;
 use prompty_lsp::{Options, Workspace};
 
 use crate::host::cli_host;
@@ -29,10 +28,20 @@ pub(crate) fn run(args: &LspArgs) -> ExitCode {
     let mut workspace = Workspace::new(Arc::new(cli_host()));
     workspace.allowed_roots.clone_from(&args.allow_roots);
     workspace.config.clone_from(&args.config);
-    let (connection, io_threads) = Connection::stdio();
+    let input = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
+    let notes = |note: &str| {
+        let _ = writeln!(std::io::stderr().lock(), "prompty lsp: {note}");
+    };
+    let (connection, transport) = match prompty_lsp::transport::connect(input, std::io::stdout(), notes) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr().lock(), "error: prompty lsp: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let outcome = prompty_lsp::run(&connection, Options::new(workspace));
     drop(connection);
-    let io = io_threads.join();
+    let io = transport.join();
     let mut err = std::io::stderr().lock();
     // A transport failure (unreadable input) is the cause of whatever the server saw.
     let problem = match (outcome, io) {

@@ -241,19 +241,41 @@ fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
 }
 
+/// The Lua block of the Neovim section of docs/editors-and-ci.md, as written.
+fn documented_neovim_setup() -> String {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/editors-and-ci.md");
+    let doc = std::fs::read_to_string(&doc).expect("docs/editors-and-ci.md");
+    let section = doc.split("\n### Neovim\n").nth(1).expect("a Neovim section");
+    let block = section.split("```lua\n").nth(1).expect("a Lua block in the Neovim section");
+    block.split("\n```").next().expect("the block ends").to_owned() + "\n"
+}
+
 #[test]
 #[cfg_attr(not(has_nvim), ignore = "nvim is not on PATH (apt-get install -y neovim; .ci/run installs it)")]
-fn neovim_receives_diagnostics_hover_and_completion() {
+fn neovim_receives_diagnostics_hover_completion_and_symbols() {
     let nvim = which("nvim").expect("nvim on PATH (CI=true runs this test whether or not it is there)");
     let tmp = TempDir::new("nvim");
     let text = "---\nname: nvim\ninputs:\n  question:\n    kind: string\n    description: What the user asks.\n---\nsytem:\nÀ bientôt 😀 {{ topic }}\nuser:\n{{ question }}\n";
     let file = tmp.write("a.prompty", text);
+    let init = tmp.write("init.lua", documented_neovim_setup());
     let out = tmp.path().join("out.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/lsp.lua");
+    // The set-up runs `prompty` from PATH: this build's binary first.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_prompty")).parent().expect("the binary's folder").to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .expect("PATH");
     let mut child = Command::new(nvim)
-        .args(["--headless", "--clean", "-n", "-i", "NONE", "-c"])
+        .args(["--headless", "-n", "-i", "NONE", "-u"])
+        .arg(&init)
+        .arg("-c")
         .arg(format!("luafile {}", script.display()))
-        .env("PROMPTY_BIN", env!("CARGO_BIN_EXE_prompty"))
+        .env("PATH", path)
+        // No user configuration or plugins from the machine.
+        .env("XDG_CONFIG_HOME", tmp.path().join("config"))
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .env("XDG_STATE_HOME", tmp.path().join("state"))
         .env("PROMPTY_FILE", &file)
         .env("PROMPTY_OUT", &out)
         // On `question` in `{{ question }}` (line 10, 0-based), and just after its `{{ `.
@@ -291,6 +313,15 @@ fn neovim_receives_diagnostics_hover_and_completion() {
     assert!(hover.starts_with("**`question`**: input, `string`") && hover.contains("What the user asks."), "{hover}");
     let completion = report.get("completion").cloned().unwrap_or_default();
     assert_eq!(completion, json!(["question"]), "{report}");
+    // The outline: the front matter with its keys, then the one message (`sytem:` is no role).
+    assert_eq!(
+        report.get("symbols"),
+        Some(&json!([
+            {"name": "front matter", "line": 1, "children": ["name", "inputs"]},
+            {"name": "user", "line": 9, "children": []}
+        ])),
+        "{report}"
+    );
     assert_eq!(report.get("stopped"), Some(&json!(true)), "the server exits when the client stops it");
 }
 
@@ -376,21 +407,86 @@ fn fmt_keeps_a_role_line_whose_respelling_changes_a_message() {
 fn lsp_explains_a_client_that_goes_away_or_sends_garbage() {
     for (input, want) in [
         ("", "error: prompty lsp: the client closed the connection before `initialize`\n"),
-        ("Content-Length: 5\r\n\r\nhello", "error: prompty lsp: reading the client's messages: malformed LSP payload"),
+        (
+            "Content-Length: 5\r\n\r\nhello",
+            "prompty lsp: answered a message that is not JSON: the message is not valid JSON: expected value at line 1 column 1\nerror: prompty lsp: the client closed the connection before `initialize`\n",
+        ),
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("prompty lsp starts");
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(input.as_bytes()).expect("write");
-        drop(stdin);
-        let out = child.wait_with_output().expect("exits");
-        assert_eq!(out.status.code(), Some(1));
-        assert!(String::from_utf8_lossy(&out.stderr).starts_with(want), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(out.stdout.is_empty());
+        let (code, answers, stderr) = lsp_session(input.as_bytes());
+        assert_eq!(code, Some(1));
+        assert_eq!(stderr, want);
+        let parse_errors = usize::from(!input.is_empty());
+        assert_eq!(answers.len(), parse_errors, "{answers:?}");
     }
+}
+
+/// Runs `prompty lsp` on `input` (then end of input): exit code, answers, standard error.
+fn lsp_session(input: &[u8]) -> (Option<i32>, Vec<Value>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prompty lsp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("exits");
+    writer.join().expect("the writer thread ends");
+    let mut answers = Vec::new();
+    let mut rest: &[u8] = &out.stdout;
+    while !rest.is_empty() {
+        let text = String::from_utf8_lossy(rest);
+        let (header, _) = text.split_once("\r\n\r\n").expect("a header block");
+        let length: usize = header.trim_start_matches("Content-Length: ").parse().expect("a length");
+        let start = header.len() + 4;
+        answers.push(serde_json::from_slice(&rest[start..start + length]).expect("JSON"));
+        rest = &rest[start + length..];
+    }
+    (out.status.code(), answers, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn frame(value: &Value) -> Vec<u8> {
+    let body = value.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+#[test]
+fn lsp_binary_answers_hostile_frames_and_keeps_serving() {
+    // What aborted the server (a 1 TB allocation) or ended its session before.
+    let mut input = b"Content-Length: twelve\r\n\r\n{}".to_vec();
+    input.extend(b"Content-Length: 1000000000000\r\n\r\n{}");
+    input.extend(frame(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})));
+    input.extend(frame(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})));
+    let surrogate = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.prompty","version":2},"contentChanges":[{"text":"\ud800 "}]}}"#;
+    input.extend(format!("Content-Length: {}\r\n\r\n{surrogate}", surrogate.len()).into_bytes());
+    input.extend(frame(&json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"capabilities": {}}})));
+    input.extend(frame(&json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})));
+    input.extend(frame(&json!({"jsonrpc": "2.0", "method": "exit"})));
+    let (code, answers, stderr) = lsp_session(&input);
+    assert_eq!(code, Some(0), "{stderr}");
+    // (Diagnostics may be published, and are not counted here.)
+    let summary: Vec<(Value, Value)> = answers
+        .iter()
+        .filter(|a| a.get("method").is_none())
+        .map(|a| (a.get("id").cloned().unwrap_or_default(), a.pointer("/error/code").cloned().unwrap_or_default()))
+        .collect();
+    // The transport's own answers (id null) may come before or after the server's.
+    let mut nulls: Vec<&Value> = summary.iter().filter(|(id, _)| id.is_null()).map(|(_, c)| c).collect();
+    nulls.sort_by_key(|c| c.as_i64());
+    assert_eq!(nulls, [&json!(-32700), &json!(-32600)], "{answers:?}");
+    let served: Vec<&(Value, Value)> = summary.iter().filter(|(id, _)| !id.is_null()).collect();
+    assert_eq!(served, [&(json!(1), Value::Null), &(json!(2), json!(-32600)), &(json!(3), Value::Null)], "{answers:?}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "prompty lsp: skipped `Content-Length: twelve` is not a length, to the next `Content-Length` header",
+            "prompty lsp: answered a message that is too large: the message is 1000000000000 bytes long; the server reads messages of up to 67108864 bytes (64 MiB)",
+            "prompty lsp: answered a message that is not JSON: the message is not valid JSON: unexpected end of hex escape at line 1 column 150",
+        ],
+        "{stderr}"
+    );
 }

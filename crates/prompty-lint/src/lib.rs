@@ -193,6 +193,42 @@ pub fn all_codes() -> impl Iterator<Item = Code> {
     prompty_syntax::codes::ALL.iter().map(|(c, _)| *c).chain(rules().map(|r| r.code))
 }
 
+/// Where a template reads one variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateRead {
+    /// The first part of the name (`user` for `user.name`).
+    pub name: String,
+    /// Where that first part is written, in the file.
+    pub span: std::ops::Range<usize>,
+    /// Inside a loop, macro, `with` block or Mustache/Handlebars section: the name may
+    /// resolve to something the block provides (an item's field) instead of an input.
+    pub nested: bool,
+}
+
+/// The variables a loaded document's template reads, in file order, and the names the
+/// template binds itself (Jinja `for` targets, `set`, macros and their arguments, `with`,
+/// imports). Empty when the file does not load or its template does not parse.
+pub fn template_reads(text: &str, loaded: &Loaded) -> (Vec<TemplateRead>, std::collections::BTreeSet<String>) {
+    let Some(cx) = context::Context::new(text, loaded) else { return Default::default() };
+    let mut reads: Vec<TemplateRead> = cx
+        .template
+        .vars
+        .iter()
+        .map(|v| TemplateRead { name: v.root.clone(), span: cx.span(v.span.clone()), nested: v.depth > 0 })
+        .collect();
+    reads.sort_by_key(|r| r.span.start);
+    reads.dedup_by_key(|r| r.span.clone());
+    (reads, cx.template.bound.iter().cloned().collect())
+}
+
+/// The role lines of a loaded document's template that split it into messages (role-shaped
+/// text inside tags and comments is not one), in order: the file span of each line (without
+/// its line ending) and its role, lowercased.
+pub fn role_lines(text: &str, loaded: &Loaded) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    let Some(cx) = context::Context::new(text, loaded) else { return Vec::new() };
+    cx.roles.iter().map(|r| (cx.line_span(r.line), r.role)).collect()
+}
+
 /// Runs every rule on a loaded file. `text` is the file's text, as loaded into `loaded`.
 ///
 /// Returns the rules' findings only (not the loader's diagnostics), in file order, before

@@ -73,6 +73,9 @@ pub(crate) struct Template {
     /// Jinja variables the template tests with `is defined` or `is undefined`: the author
     /// expects them to be missing at times.
     pub(crate) guarded: std::collections::HashSet<String>,
+    /// Names the template binds itself (Jinja loop targets, `set`, macro names and
+    /// arguments, `with`, imports): a read of such a name may not be the input's.
+    pub(crate) bound: std::collections::HashSet<String>,
 }
 
 impl Template {
@@ -192,6 +195,8 @@ impl JinjaWalker<'_> {
                 block: self.blocks.last().map(|b| (*b).to_owned()),
             }),
             Stmt::ForLoop(f) => {
+                self.bind(&f.target);
+                self.t.bound.insert("loop".to_owned());
                 self.expr(&f.iter);
                 if let Some(e) = &f.filter_expr {
                     self.expr(e);
@@ -209,13 +214,18 @@ impl JinjaWalker<'_> {
                 });
             }
             Stmt::WithBlock(w) => {
-                for (_, e) in &w.assignments {
+                for (target, e) in &w.assignments {
+                    self.bind(target);
                     self.expr(e);
                 }
                 self.nested("with", |w2| w2.stmts(&w.body));
             }
-            Stmt::Set(s) => self.expr(&s.expr),
+            Stmt::Set(s) => {
+                self.bind(&s.target);
+                self.expr(&s.expr);
+            }
             Stmt::SetBlock(s) => {
+                self.bind(&s.target);
                 if let Some(f) = &s.filter {
                     self.expr(f);
                 }
@@ -230,17 +240,29 @@ impl JinjaWalker<'_> {
                 self.nested("filter", |w| w.stmts(&f.body));
             }
             Stmt::Block(b) => self.stmts(&b.body),
-            Stmt::Import(i) => self.expr(&i.expr),
-            Stmt::FromImport(i) => self.expr(&i.expr),
+            Stmt::Import(i) => {
+                self.bind(&i.name);
+                self.expr(&i.expr);
+            }
+            Stmt::FromImport(i) => {
+                for (name, alias) in &i.names {
+                    self.bind(alias.as_ref().unwrap_or(name));
+                }
+                self.expr(&i.expr);
+            }
             Stmt::Extends(e) => self.expr(&e.name),
             Stmt::Include(i) => self.expr(&i.name),
             Stmt::Macro(m) => {
+                self.t.bound.insert(m.name.to_owned());
+                m.args.iter().for_each(|a| self.bind(a));
                 for d in &m.defaults {
                     self.expr(d);
                 }
                 self.nested("macro", |w| w.stmts(&m.body));
             }
             Stmt::CallBlock(c) => {
+                c.macro_decl.args.iter().for_each(|a| self.bind(a));
+                self.t.bound.insert("caller".to_owned());
                 self.call(&c.call);
                 self.nested("call", |w| w.stmts(&c.macro_decl.body));
             }
@@ -259,6 +281,17 @@ impl JinjaWalker<'_> {
             escapes_html: false,
             depth: self.blocks.iter().filter(|b| matches!(**b, "for" | "macro" | "call" | "with")).count(),
         });
+    }
+
+    /// Records the names an assignment target binds.
+    fn bind(&mut self, target: &Expr<'_>) {
+        match target {
+            Expr::Var(v) => {
+                self.t.bound.insert(v.id.to_owned());
+            }
+            Expr::List(l) => l.items.iter().for_each(|e| self.bind(e)),
+            _ => {}
+        }
     }
 
     fn call(&mut self, call: &ast::Call<'_>) {

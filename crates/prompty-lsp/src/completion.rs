@@ -1,5 +1,7 @@
 //! Completion: input names (and the properties of object inputs) inside template tags, role
-//! words at the start of a body line, front matter keys and their values.
+//! words at the start of a body line, front matter keys and their values (the schema's
+//! values, model ids for `model.id`, an input's `enum` values for its `default` and
+//! `example`).
 
 use std::ops::Range;
 
@@ -12,6 +14,7 @@ use crate::analysis::Snapshot;
 use crate::cursor::{self, Slot};
 use crate::hover::describe;
 use crate::schema;
+use crate::schema::Step;
 
 /// The completion items at byte `offset`.
 pub fn complete(s: &Snapshot, offset: usize) -> Vec<CompletionItem> {
@@ -132,6 +135,9 @@ fn front_matter(s: &Snapshot, offset: usize) -> Vec<CompletionItem> {
             })
             .collect(),
         Some(Slot::Value { path, prefix }) => {
+            if let Some(items) = special_values(s, offset, &path, &prefix) {
+                return items;
+            }
             let schemas = schema::at(&path);
             let description = schema::description(&schemas);
             schema::values(&schemas)
@@ -147,4 +153,82 @@ fn front_matter(s: &Snapshot, offset: usize) -> Vec<CompletionItem> {
         }
         None => Vec::new(),
     }
+}
+
+/// Model ids offered for `model.id` (and `model: <id>`, v1 `configuration.model`): common
+/// ids of the providers' current families. Any id is accepted; these save typing.
+pub const OPENAI_MODELS: &[&str] = &[
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "gpt-4.1-nano",
+    "gpt-5",
+    "gpt-5-mini",
+    "gpt-5-nano",
+    "o3",
+    "o3-mini",
+    "o4-mini",
+    "text-embedding-3-small",
+    "text-embedding-3-large",
+];
+
+/// Anthropic model ids offered for `model.id` (see [`OPENAI_MODELS`]).
+pub const ANTHROPIC_MODELS: &[&str] = &[
+    "claude-opus-4-1",
+    "claude-sonnet-4-5",
+    "claude-haiku-4-5",
+    "claude-3-7-sonnet-latest",
+    "claude-3-5-haiku-latest",
+];
+
+/// Values the schema does not list: model ids, and the `enum` of the input whose `default`
+/// or `example` is being written.
+fn special_values(s: &Snapshot, offset: usize, path: &[Step], prefix: &Range<usize>) -> Option<Vec<CompletionItem>> {
+    let keys: Vec<&str> = path.iter().map(|p| if let Step::Key(k) = p { k.as_str() } else { "-" }).collect();
+    let model_id = matches!(keys.as_slice(), ["model"] | ["model", "id"] | ["model", "configuration", "model"]);
+    if model_id {
+        let provider = s
+            .front()
+            .and_then(|f| f.get("model"))
+            .and_then(|m| m.get("provider").or_else(|| m.get("configuration").and_then(|c| c.get("type"))))
+            .and_then(prompty_syntax::yaml::Node::as_str)
+            .map(str::to_ascii_lowercase);
+        let lists: Vec<(&str, &[&str])> = match provider.as_deref() {
+            Some("anthropic") => vec![("Anthropic", ANTHROPIC_MODELS)],
+            Some("openai" | "azure" | "azure_openai") => vec![("OpenAI", OPENAI_MODELS)],
+            _ => vec![("OpenAI", OPENAI_MODELS), ("Anthropic", ANTHROPIC_MODELS)],
+        };
+        let mut out = Vec::new();
+        for (family, ids) in lists {
+            for id in ids {
+                let mut it = item(s, id, CompletionItemKind::VALUE, prefix.clone(), id);
+                it.detail = Some(format!("{family} model"));
+                it.sort_text = Some(format!("{:03}", out.len()));
+                out.push(it);
+            }
+        }
+        return Some(out);
+    }
+    if keys.first() != Some(&"inputs") || !matches!(keys.last(), Some(&("default" | "example"))) {
+        return None;
+    }
+    // The path says the cursor is in an input's declaration: the last one that starts before it.
+    let (name, _, _) = s.input_nodes().into_iter().rfind(|(_, name, _)| name.start <= offset)?;
+    let values = s.prompt()?.input(&name)?.enum_values.clone()?;
+    let items = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let text = match v {
+                serde_json::Value::String(t) => t.clone(),
+                other => other.to_string(),
+            };
+            let mut it = item(s, &text, CompletionItemKind::ENUM_MEMBER, prefix.clone(), &text);
+            it.detail = Some(format!("a value of `{name}`'s enum"));
+            it.sort_text = Some(format!("{i:03}"));
+            it
+        })
+        .collect();
+    Some(items)
 }

@@ -9,11 +9,15 @@
 //!   front matter keys and values.
 //! - **Go to definition** from a template name to its input, from `${file:x}` to the file.
 //! - **Code actions**: every lint fix, "declare this input", fix all.
+//! - **Outline**: document symbols (front matter sections, inputs, messages), folding ranges
+//!   and semantic tokens (role lines, template tags, input references).
+//! - **References and rename** of an input across the front matter and the template.
 //! - **Preview**: the `prompty.render` command returns the rendered messages.
 //! - **Formatting**: what `prompty fmt` does ([`prompty_lint::fmt`]).
 //!
 //! The crate does no process I/O: [`run`] takes an [`lsp_server::Connection`] (the CLI
-//! passes stdio, tests an in-memory pair) and reads files through the
+//! passes one made by [`transport::connect`] over stdio, which bounds and answers malformed
+//! messages instead of ending the session; tests an in-memory pair) and reads files through the
 //! [`Workspace`]'s [`Host`](prompty_syntax::Host). The protocol-independent pieces (positions,
 //! hover, completion, definitions, actions, preview) are public modules working on byte
 //! offsets of a [`Snapshot`].
@@ -42,8 +46,11 @@ pub mod diagnostics;
 pub mod hover;
 pub mod position;
 pub mod preview;
+pub mod references;
 pub mod schema;
 mod server;
+pub mod symbols;
+pub mod transport;
 pub mod uri;
 
 pub use analysis::{Analysis, Snapshot, Workspace};

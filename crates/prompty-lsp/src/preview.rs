@@ -1,5 +1,6 @@
 //! The `prompty.render` command: the messages a document renders to, with the inputs the
-//! client gives, else each input's default (or a v1 file's `sample`), else its `example`.
+//! client gives, else each input's default (or a v1 file's `sample`), else its `example`,
+//! else, for a required input, a placeholder (said so in the result).
 
 use std::sync::Arc;
 
@@ -11,10 +12,13 @@ use crate::analysis::Snapshot;
 /// The command's name.
 pub const COMMAND: &str = "prompty.render";
 
-/// Renders the document. The result is `{"messages": [...], "text": "...", "inputs": {...}}`:
-/// the messages in the spec's canonical JSON form, the same as readable text (what
-/// `prompty render` prints), and the input values used with where each came from.
-/// Errors name the line and column.
+/// Renders the document. The result is `{"messages": [...], "text": "...", "inputs": {...},
+/// "placeholders": [...], "note": ...}`: the messages in the spec's canonical JSON form, the
+/// same as readable text (what `prompty render` prints), the input values used with where
+/// each came from (`given`, `sample`, `default`, `example` or `placeholder`), the names of
+/// required inputs that had no value and got a placeholder (`<name>` for text, `0`, `false`,
+/// `[]` or `{}` by kind), and a sentence saying so (`null` when none did). Errors name the
+/// line and column.
 pub fn render(s: &Snapshot, given: &Map<String, Value>) -> Result<Value, String> {
     let Some(prompt) = s.prompt() else {
         return Err(first_error(s).unwrap_or_else(|| "the file does not load as a prompt".to_owned()));
@@ -23,6 +27,7 @@ pub fn render(s: &Snapshot, given: &Map<String, Value>) -> Result<Value, String>
         return Err(e);
     }
     let mut inputs = given.clone();
+    let mut placeholders: Vec<String> = Vec::new();
     let mut sources = Map::new();
     let mut note = |name: &str, value: &Value, from: &str| {
         sources.insert(name.to_owned(), json!({ "value": value, "from": from }));
@@ -50,13 +55,37 @@ pub fn render(s: &Snapshot, given: &Map<String, Value>) -> Result<Value, String>
         } else if let Some(example) = &p.example {
             inputs.insert(p.name.clone(), example.clone());
             note(&p.name, example, "example");
+        } else if p.required {
+            let value = placeholder(p);
+            inputs.insert(p.name.clone(), value.clone());
+            note(&p.name, &value, "placeholder");
+            placeholders.push(p.name.clone());
         }
     }
     let options = RenderOptions { source: Some(Arc::clone(&s.text)), ..RenderOptions::default() };
     let renderer = Renderer::with_options(prompt.clone(), options).map_err(|e| located(s, &e))?;
     let messages = renderer.prepare(&inputs).map_err(|e| located(s, &e))?;
     let text = prompty_render::messages_to_text(&messages);
-    Ok(json!({ "messages": messages, "text": text, "inputs": sources }))
+    let note = (!placeholders.is_empty()).then(|| {
+        let names = placeholders.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        format!(
+            "placeholders stand in for {names}: required, with no value given and no default or example (give values, or add an `example:` to the input)"
+        )
+    });
+    Ok(json!({ "messages": messages, "text": text, "inputs": sources, "placeholders": placeholders, "note": note }))
+}
+
+/// A stand-in value of `p`'s kind.
+fn placeholder(p: &prompty_syntax::Property) -> Value {
+    use prompty_syntax::PropertyKind as K;
+    match p.kind {
+        K::Integer => json!(0),
+        K::Float => json!(0.0),
+        K::Boolean => json!(false),
+        K::Array | K::Thread => json!([]),
+        K::Object => json!({}),
+        _ => json!(format!("<{}>", p.name)),
+    }
 }
 
 fn first_error(s: &Snapshot) -> Option<String> {

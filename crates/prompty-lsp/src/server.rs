@@ -24,7 +24,7 @@ use lsp_types::{
 use serde_json::Value;
 
 use crate::analysis::{Analysis, Workspace};
-use crate::{Error, actions, completion, definition, diagnostics, hover, preview, uri};
+use crate::{Error, actions, completion, definition, diagnostics, hover, preview, references, symbols, uri};
 
 /// How the server runs.
 #[derive(Clone)]
@@ -63,6 +63,20 @@ struct Doc {
     path: Option<PathBuf>,
     /// The analysis of this version, once made.
     analysis: Option<Arc<Analysis>>,
+    /// Why the editor's text is not known (a change could not be read), until a full text
+    /// arrives.
+    unreadable: Option<String>,
+}
+
+impl Doc {
+    /// Why requests on this document are refused: the server's copy is out of date.
+    fn out_of_date(&self) -> Option<String> {
+        self.unreadable.as_ref().map(|reason| {
+            format!(
+                "the server's copy of this file is out of date: the editor's last change could not be read ({reason}); close and reopen the file"
+            )
+        })
+    }
 }
 
 /// What the main loop and the worker share.
@@ -95,7 +109,15 @@ pub fn capabilities() -> Value {
         "definitionProvider": true,
         "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll"]},
         "executeCommandProvider": {"commands": [preview::COMMAND]},
-        "documentFormattingProvider": true
+        "documentFormattingProvider": true,
+        "documentSymbolProvider": true,
+        "foldingRangeProvider": true,
+        "referencesProvider": true,
+        "renameProvider": {"prepareProvider": true},
+        "semanticTokensProvider": {
+            "legend": {"tokenTypes": symbols::TOKEN_TYPES, "tokenModifiers": []},
+            "full": true
+        }
     })
 }
 
@@ -132,21 +154,22 @@ fn apply_settings(options: &mut Options, params: &Value) {
     }
 }
 
-/// Runs the server on `connection` until the client shuts it down (or goes away).
+/// Runs the server on `connection` until the client sends `exit` (or goes away).
+///
+/// Before `initialize`, requests are answered with `ServerNotInitialized` and notifications
+/// are dropped; a second `initialize` is answered with `InvalidRequest`; after `shutdown`,
+/// requests are answered with `InvalidRequest` until `exit`. None of them ends the session.
 pub fn run(connection: &Connection, mut options: Options) -> Result<(), Error> {
-    let (id, params) = connection.initialize_start().map_err(|e| {
-        if e.channel_is_disconnected() {
-            Error("the client closed the connection before `initialize`".to_owned())
-        } else {
-            Error(format!("initialize: {e}"))
-        }
-    })?;
+    let Some((id, params)) = wait_for_initialize(connection)? else { return Ok(()) };
     apply_settings(&mut options, &params);
     let result = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": {"name": "prompty", "version": env!("CARGO_PKG_VERSION")},
     });
-    connection.initialize_finish(id, result).map_err(|e| Error(format!("initialize: {e}")))?;
+    connection
+        .sender
+        .send(Response::new_ok(id, result).into())
+        .map_err(|_| Error("the client closed the connection during `initialize`".to_owned()))?;
 
     let docs = Arc::new(Mutex::new(Docs::default()));
     let (jobs, job_rx) = crossbeam_channel::unbounded::<Job>();
@@ -158,11 +181,33 @@ pub fn run(connection: &Connection, mut options: Options) -> Result<(), Error> {
         pending: HashMap::new(),
         last_change: HashMap::new(),
         sender: connection.sender.clone(),
+        shut_down: false,
     };
     let outcome = server.main_loop(connection);
     drop(server);
     let _ = worker.join();
     outcome
+}
+
+/// The `initialize` request's id and parameters; `None` when the client sent `exit` first.
+fn wait_for_initialize(connection: &Connection) -> Result<Option<(lsp_server::RequestId, Value)>, Error> {
+    loop {
+        let Ok(message) = connection.receiver.recv() else {
+            return Err(Error("the client closed the connection before `initialize`".to_owned()));
+        };
+        match message {
+            Message::Request(req) if req.method == lsp_types::request::Initialize::METHOD => {
+                return Ok(Some((req.id, req.params)));
+            }
+            Message::Request(req) => {
+                let message = format!("prompty: `{}` before `initialize`; send `initialize` first", req.method);
+                let answer = Response::new_err(req.id, ErrorCode::ServerNotInitialized as i32, message);
+                let _ = connection.sender.send(answer.into());
+            }
+            Message::Notification(n) if n.method == lsp_types::notification::Exit::METHOD => return Ok(None),
+            Message::Notification(_) | Message::Response(_) => {}
+        }
+    }
 }
 
 /// A document to check: its URI and the version the check is for.
@@ -180,6 +225,8 @@ struct Server {
     /// When each document last changed.
     last_change: HashMap<Uri, Instant>,
     sender: Sender<Message>,
+    /// `shutdown` was answered: only `exit` is left.
+    shut_down: bool,
 }
 
 impl Server {
@@ -199,13 +246,11 @@ impl Server {
             };
             match msg {
                 Some(Message::Request(req)) => {
-                    if connection.handle_shutdown(&req).map_err(|e| Error(format!("shutdown: {e}")))? {
-                        return Ok(());
-                    }
                     let response = self.request(req);
                     self.send(response.into());
                 }
                 Some(Message::Notification(n)) if n.method == lsp_types::notification::Exit::METHOD => return Ok(()),
+                Some(Message::Notification(_)) if self.shut_down => {}
                 Some(Message::Notification(n)) => self.notification(n),
                 Some(Message::Response(_)) | None => {}
             }
@@ -273,21 +318,28 @@ impl Server {
                 let path = uri::to_path(&doc.uri);
                 lock(&self.docs).open.insert(
                     doc.uri.clone(),
-                    Doc { text: Arc::from(doc.text), version: doc.version, path, analysis: None },
+                    Doc { text: Arc::from(doc.text), version: doc.version, path, analysis: None, unreadable: None },
                 );
                 self.schedule(doc.uri, true);
             }
             n_::DidChangeTextDocument::METHOD => {
                 let p: DidChangeTextDocumentParams = serde_json::from_value(n.params).map_err(Failure::params)?;
                 let uri = p.text_document.uri;
-                let current = lock(&self.docs).open.get(&uri).map(|d| Arc::clone(&d.text));
+                let current = lock(&self.docs).open.get(&uri).map(|d| (Arc::clone(&d.text), d.unreadable.clone()));
                 let Some(current) = current else {
                     return Err(Failure::params(format!("{} is not open", uri.as_str())));
                 };
+                let (current, mut unreadable) = current;
                 let mut text = current.to_string();
                 for change in p.content_changes {
                     match change.range {
-                        None => text = change.text,
+                        None => {
+                            text = change.text;
+                            unreadable = None;
+                        }
+                        // A range into a text that is out of date would be applied at the
+                        // wrong place: wait for a full text.
+                        Some(_) if unreadable.is_some() => {}
                         Some(range) => {
                             let index = crate::position::LineIndex::new(&text);
                             let bytes = index.byte_range(&text, range);
@@ -299,6 +351,7 @@ impl Server {
                     doc.text = Arc::from(text);
                     doc.version = p.text_document.version;
                     doc.analysis = None;
+                    doc.unreadable = unreadable;
                 }
                 self.schedule(uri, false);
             }
@@ -312,6 +365,24 @@ impl Server {
                 // Under the lock: the worker cannot publish for this document afterwards.
                 self.send(publish(uri, Vec::new(), None));
                 drop(docs);
+            }
+            crate::transport::UNREADABLE_TEXT => {
+                let uri = n.params.get("uri").and_then(Value::as_str).and_then(|u| Uri::from_str(u).ok());
+                let Some(uri) = uri else { return Ok(()) };
+                let reason = n.params.get("reason").and_then(Value::as_str).unwrap_or("unreadable").to_owned();
+                let path = uri::to_path(&uri);
+                let opened = n.params.get("method").and_then(Value::as_str) == Some(n_::DidOpenTextDocument::METHOD);
+                let mut docs = lock(&self.docs);
+                if opened {
+                    let doc = Doc { text: Arc::from(""), version: 0, path, analysis: None, unreadable: None };
+                    docs.open.insert(uri.clone(), doc);
+                }
+                // A change to a document that is not open changes nothing.
+                let Some(doc) = docs.open.get_mut(&uri) else { return Ok(()) };
+                doc.unreadable = Some(reason);
+                doc.analysis = None;
+                drop(docs);
+                self.schedule(uri, true);
             }
             // A saved file may be a `prompty.toml` or a `${file:}` target: check everything again.
             n_::DidSaveTextDocument::METHOD
@@ -352,6 +423,9 @@ impl Server {
         let (text, version, path) = {
             let docs = lock(&self.docs);
             let doc = docs.open.get(uri).ok_or_else(|| Failure::params(format!("{} is not open", uri.as_str())))?;
+            if let Some(problem) = doc.out_of_date() {
+                return Err(Failure(ErrorCode::RequestFailed, format!("prompty: {problem}")));
+            }
             if let Some(a) = &doc.analysis {
                 return Ok(Arc::clone(a));
             }
@@ -369,6 +443,25 @@ impl Server {
             panic!("injected panic in {}", req.method);
         }
         use lsp_types::request as r;
+        if self.shut_down {
+            return Err(Failure(
+                ErrorCode::InvalidRequest,
+                format!("prompty: `{}` after `shutdown`; the server only waits for `exit`", req.method),
+            ));
+        }
+        match req.method.as_str() {
+            r::Initialize::METHOD => {
+                return Err(Failure(
+                    ErrorCode::InvalidRequest,
+                    "prompty: the server is already initialized; `initialize` is sent once per session".to_owned(),
+                ));
+            }
+            r::Shutdown::METHOD => {
+                self.shut_down = true;
+                return Ok(Value::Null);
+            }
+            _ => {}
+        }
         let to_value =
             |v: Result<Value, serde_json::Error>| v.map_err(|e| Failure(ErrorCode::InternalError, e.to_string()));
         match req.method.as_str() {
@@ -416,6 +509,66 @@ impl Server {
             r::ExecuteCommand::METHOD => {
                 let p: ExecuteCommandParams = serde_json::from_value(req.params).map_err(Failure::params)?;
                 self.execute(p)
+            }
+            r::DocumentSymbolRequest::METHOD => {
+                let p: lsp_types::DocumentSymbolParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let s = &a.snapshot;
+                let list: Vec<lsp_types::DocumentSymbol> = symbols::symbols(s).iter().map(|x| x.to_lsp(s)).collect();
+                to_value(serde_json::to_value(lsp_types::DocumentSymbolResponse::Nested(list)))
+            }
+            r::FoldingRangeRequest::METHOD => {
+                let p: lsp_types::FoldingRangeParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                to_value(serde_json::to_value(symbols::folding_ranges(&a.snapshot)))
+            }
+            r::SemanticTokensFullRequest::METHOD => {
+                let p: lsp_types::SemanticTokensParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let data = symbols::semantic_tokens(&a.snapshot);
+                to_value(serde_json::to_value(lsp_types::SemanticTokens { result_id: None, data }))
+            }
+            r::References::METHOD => {
+                let p: lsp_types::ReferenceParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let tdp = p.text_document_position;
+                let a = self.analysis(&tdp.text_document.uri)?;
+                let s = &a.snapshot;
+                let offset = s.index.offset(&s.text, tdp.position);
+                let found = references::input_at(s, offset).map(|(name, _)| {
+                    references::references(s, &name, p.context.include_declaration)
+                        .into_iter()
+                        .map(|span| Location {
+                            uri: tdp.text_document.uri.clone(),
+                            range: s.index.range(&s.text, span),
+                        })
+                        .collect::<Vec<_>>()
+                });
+                to_value(serde_json::to_value(found))
+            }
+            r::PrepareRenameRequest::METHOD => {
+                let p: lsp_types::TextDocumentPositionParams =
+                    serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let s = &a.snapshot;
+                let offset = s.index.offset(&s.text, p.position);
+                let range = references::input_at(s, offset).map(|(_, span)| s.index.range(&s.text, span));
+                to_value(serde_json::to_value(range))
+            }
+            r::Rename::METHOD => {
+                let p: lsp_types::RenameParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let tdp = p.text_document_position;
+                let uri = tdp.text_document.uri;
+                let a = self.analysis(&uri)?;
+                let s = &a.snapshot;
+                let offset = s.index.offset(&s.text, tdp.position);
+                let edits = references::rename(s, offset, &p.new_name)
+                    .map_err(|e| Failure(ErrorCode::RequestFailed, format!("prompty: {e}")))?;
+                let edits: Vec<TextEdit> = edits
+                    .into_iter()
+                    .map(|(span, new_text)| TextEdit { range: s.index.range(&s.text, span), new_text })
+                    .collect();
+                let edit = WorkspaceEdit { changes: Some(HashMap::from([(uri, edits)])), ..WorkspaceEdit::default() };
+                to_value(serde_json::to_value(edit))
             }
             r::Formatting::METHOD => {
                 let p: DocumentFormattingParams = serde_json::from_value(req.params).map_err(Failure::params)?;
@@ -587,8 +740,22 @@ fn check(job: &Job, docs: &Mutex<Docs>, sender: &Sender<Message>, options: &Opti
         .open
         .get(&job.uri)
         .filter(|d| d.version == job.version)
-        .map(|d| (Arc::clone(&d.text), d.path.clone(), d.analysis.clone()));
-    let Some((text, path, cached)) = current else { return };
+        .map(|d| (Arc::clone(&d.text), d.path.clone(), d.analysis.clone(), d.out_of_date()));
+    let Some((text, path, cached, out_of_date)) = current else { return };
+    if let Some(problem) = out_of_date {
+        let d = lsp_types::Diagnostic {
+            severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+            source: Some(diagnostics::SOURCE.to_owned()),
+            message: problem,
+            ..lsp_types::Diagnostic::default()
+        };
+        let guard = lock(docs);
+        if guard.open.get(&job.uri).is_some_and(|d| d.version == job.version && d.unreadable.is_some()) {
+            let _ = sender.send(publish(job.uri.clone(), vec![d], Some(job.version)));
+        }
+        drop(guard);
+        return;
+    }
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let analysis = cached.unwrap_or_else(|| Arc::new(Analysis::new(&options.workspace, text, path)));
         let diagnostics = diagnostics::all(&analysis, &options.docs_url);

@@ -517,6 +517,29 @@ fn render_preview() {
     assert_eq!(r.pointer("/messages/0/content/0/value"), Some(&json!("hi")), "{r}");
     let e = c.request("workspace/executeCommand", json!({"command": "prompty.nothing", "arguments": []}));
     assert_eq!(e.pointer("/error/code"), Some(&json!(-32602)), "{e}");
+    // Required inputs with no default, example or value render with placeholders, said so.
+    let bare = "---\nname: p\ninputs:\n  question: {kind: string, required: true}\n  count: {kind: integer, required: true}\n  optional: {kind: string}\n---\nuser:\n{{ question }} x{{ count }}{{ optional }}\n";
+    c.open("file:///w/bare.prompty", bare);
+    let r = c.call(
+        "workspace/executeCommand",
+        json!({"command": "prompty.render", "arguments": ["file:///w/bare.prompty"]}),
+    );
+    assert_eq!(r.pointer("/messages/0/content/0/value"), Some(&json!("<question> x0")), "{r}");
+    assert_eq!(r.get("placeholders"), Some(&json!(["question", "count"])), "{r}");
+    assert_eq!(r.pointer("/inputs/question/from"), Some(&json!("placeholder")), "{r}");
+    assert_eq!(
+        r.get("note"),
+        Some(&json!(
+            "placeholders stand in for `question`, `count`: required, with no value given and no default or example (give values, or add an `example:` to the input)"
+        )),
+        "{r}"
+    );
+    let given = c.call(
+        "workspace/executeCommand",
+        json!({"command": "prompty.render", "arguments": [{"uri": "file:///w/bare.prompty", "inputs": {"question": "Q", "count": 2}}]}),
+    );
+    assert_eq!(given.get("placeholders"), Some(&json!([])), "{given}");
+    assert_eq!(given.get("note"), Some(&Value::Null), "{given}");
     c.shutdown();
 }
 
@@ -629,14 +652,35 @@ fn every_feature_survives_hostile_documents() {
         let lines = text.split(['\n', '\r']).count().min(12) as u32;
         for line in 0..=lines {
             for character in [0, 1, 2, 3, 4, 7, 200] {
-                for method in ["textDocument/hover", "textDocument/completion", "textDocument/definition"] {
+                for method in [
+                    "textDocument/hover",
+                    "textDocument/completion",
+                    "textDocument/definition",
+                    "textDocument/prepareRename",
+                ] {
                     let r = c.request(
                         method,
                         json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
                     );
                     assert!(r.get("error").is_none(), "{what}: {method} at {line}:{character}: {r}");
                 }
+                let r = c.request(
+                    "textDocument/references",
+                    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": true}}),
+                );
+                assert!(r.get("error").is_none(), "{what}: references at {line}:{character}: {r}");
+                // Rename answers with edits or says why not (a request failure), never crashes.
+                let r = c.request(
+                    "textDocument/rename",
+                    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": "renamed"}),
+                );
+                let code = r.pointer("/error/code").and_then(Value::as_i64);
+                assert!(code.is_none() || code == Some(-32803), "{what}: rename at {line}:{character}: {r}");
             }
+        }
+        for method in ["textDocument/documentSymbol", "textDocument/foldingRange", "textDocument/semanticTokens/full"] {
+            let r = c.request(method, json!({"textDocument": {"uri": uri}}));
+            assert!(r.get("error").is_none(), "{what}: {method}: {r}");
         }
         let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 9999, "character": 0}});
         let r = c.request(
@@ -655,5 +699,201 @@ fn every_feature_survives_hostile_documents() {
         assert!(code.is_none() || code == Some(-32803), "{what}: {r}");
         c.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
     }
+    c.shutdown();
+}
+
+/// `line:character text` of a range of `text`.
+fn show(text: &str, range: &Value) -> String {
+    let n = |p: &str| range.pointer(p).and_then(Value::as_u64).unwrap_or(0) as usize;
+    let at = |line: usize, ch: usize| {
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let l = &text[start..];
+        let mut units = 0;
+        start
+            + l.char_indices()
+                .find(|(_, c)| {
+                    let done = units >= ch;
+                    units += c.len_utf16();
+                    done
+                })
+                .map_or(l.len(), |(i, _)| i)
+    };
+    let (a, b) = (at(n("/start/line"), n("/start/character")), at(n("/end/line"), n("/end/character")));
+    format!("{}:{} {:?}", n("/start/line"), n("/start/character"), &text[a..b.max(a)])
+}
+
+const OUTLINE: &str = "---\nname: outline\nmodel:\n  id: gpt-4o\n  options:\n    temperature: 0\ninputs:\n  question:\n    kind: string\n  tone:\n    kind: string\n    enumValues: [short, long]\n---\nsystem[name=Bot]:\nAnswer in a {{ tone }} way. {# note\nspanning #}\n{% if question %}\nThe question: {{ question }}\n{% endif %}\n\nuser:\n{{ question }}\n";
+
+#[test]
+fn document_symbols() {
+    let mut c = Client::start(MapHost::new(), |_| {});
+    c.open(URI, OUTLINE);
+    let symbols = c.call("textDocument/documentSymbol", json!({"textDocument": {"uri": URI}}));
+    fn walk(text: &str, list: &Value, depth: usize, out: &mut String) {
+        for s in list.as_array().into_iter().flatten() {
+            let name = s.get("name").and_then(Value::as_str).unwrap_or_default();
+            let detail = s.get("detail").and_then(Value::as_str).unwrap_or("");
+            let kind = s.get("kind").and_then(Value::as_u64).unwrap_or(0);
+            let sel = show(text, s.get("selectionRange").unwrap_or(&Value::Null));
+            let range = s.get("range").cloned().unwrap_or_default();
+            let lines = format!(
+                "{}-{}",
+                range.pointer("/start/line").unwrap_or(&json!(0)),
+                range.pointer("/end/line").unwrap_or(&json!(0))
+            );
+            out.push_str(&format!(
+                "{}{name} [{detail}] kind {kind}, lines {lines}, name at {sel}\n",
+                "  ".repeat(depth)
+            ));
+            walk(text, s.get("children").unwrap_or(&Value::Null), depth + 1, out);
+        }
+    }
+    let mut out = String::new();
+    walk(OUTLINE, &symbols, 0, &mut out);
+    insta::assert_snapshot!("document_symbols", out);
+    c.shutdown();
+}
+
+#[test]
+fn folding_ranges() {
+    let mut c = Client::start(MapHost::new(), |_| {});
+    c.open(URI, OUTLINE);
+    let ranges = c.call("textDocument/foldingRange", json!({"textDocument": {"uri": URI}}));
+    let lines: Vec<String> = OUTLINE.lines().map(str::to_owned).collect();
+    let shown: Vec<String> = ranges
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let (a, b) = (r["startLine"].as_u64().unwrap_or(0) as usize, r["endLine"].as_u64().unwrap_or(0) as usize);
+            format!("{a}-{b}: {:?} .. {:?}", lines[a], lines[b])
+        })
+        .collect();
+    insta::assert_snapshot!("folding_ranges", shown.join("\n"));
+    c.shutdown();
+}
+
+#[test]
+fn semantic_tokens() {
+    let mut c = Client::start(MapHost::new(), |_| {});
+    c.open(URI, OUTLINE);
+    let init_legend: Vec<String> = prompty_lsp::capabilities()["semanticTokensProvider"]["legend"]["tokenTypes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t.as_str().unwrap_or_default().to_owned())
+        .collect();
+    let tokens = c.call("textDocument/semanticTokens/full", json!({"textDocument": {"uri": URI}}));
+    let data: Vec<u64> = tokens["data"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
+    assert_eq!(data.len() % 5, 0);
+    let (mut line, mut ch) = (0u64, 0u64);
+    let mut shown = Vec::new();
+    for t in data.chunks(5) {
+        if t[0] > 0 {
+            line += t[0];
+            ch = t[1];
+        } else {
+            ch += t[1];
+        }
+        let range = json!({"start": {"line": line, "character": ch}, "end": {"line": line, "character": ch + t[2]}});
+        shown.push(format!("{} {}", show(OUTLINE, &range), init_legend[t[3] as usize]));
+    }
+    insta::assert_snapshot!("semantic_tokens", shown.join("\n"));
+    c.shutdown();
+}
+
+#[test]
+fn references_and_rename_of_an_input() {
+    let mut c = Client::start(MapHost::new(), |_| {});
+    c.open(URI, OUTLINE);
+    // From a read in the template, and from the declaration.
+    for (needle, skip) in [("{{ question }}\n{% endif", 3), ("question:\n    kind", 1)] {
+        let (line, character) = pos(OUTLINE, needle, skip);
+        let refs = c.call(
+            "textDocument/references",
+            json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": true}}),
+        );
+        let shown: Vec<String> = refs
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| show(OUTLINE, r.get("range").unwrap_or(&Value::Null)))
+            .collect();
+        assert_eq!(
+            shown,
+            ["7:2 \"question\"", "16:6 \"question\"", "17:17 \"question\"", "21:3 \"question\""],
+            "{needle}"
+        );
+    }
+    let (line, character) = pos(OUTLINE, "{{ question }}\n{% endif", 4);
+    let refs = c.call(
+        "textDocument/references",
+        json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": false}}),
+    );
+    assert_eq!(refs.as_array().map(Vec::len), Some(3));
+    // Plain text is no reference.
+    let (line, character) = pos(OUTLINE, "Answer", 1);
+    let none = c.call(
+        "textDocument/references",
+        json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(none, Value::Null);
+
+    let (line, character) = pos(OUTLINE, "{{ tone }}", 4);
+    let at = json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}});
+    let prepared = c.call("textDocument/prepareRename", at.clone());
+    assert_eq!(show(OUTLINE, &prepared), "14:15 \"tone\"");
+    let mut params = at.clone();
+    params["newName"] = json!("style");
+    let edit = c.call("textDocument/rename", params);
+    let edits = edit["changes"][URI].as_array().cloned().unwrap_or_default();
+    let renamed = apply(OUTLINE, &edits);
+    assert_eq!(renamed, OUTLINE.replace("  tone:", "  style:").replace("{{ tone }}", "{{ style }}"));
+    // The renamed file loads with no new finding: every read found its input.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": renamed}]}),
+    );
+    assert_eq!(codes(&c.diagnostics(URI, Some(2))), Vec::<String>::new());
+
+    // Refused: a name that is taken, a name that is not one, a name a loop binds.
+    for (new_name, want) in [
+        ("question", "an input named `question` already exists"),
+        ("two words", "`two words` cannot name an input"),
+        ("loop", "`loop` cannot name an input"),
+    ] {
+        let mut params = at.clone();
+        params["position"] = json!({"line": 9, "character": 3});
+        params["newName"] = json!(new_name);
+        let r = c.request("textDocument/rename", params);
+        let message = r.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
+        assert!(message.contains(want), "{new_name}: {r}");
+    }
+    let looped = "---\ninputs:\n  x: {kind: array}\n  y: {kind: string}\n---\nuser:\n{% for y in x %}{{ y }}{% endfor %}{{ y }}\n";
+    c.open("file:///w/loop.prompty", looped);
+    let r = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": "file:///w/loop.prompty"}, "position": {"line": 3, "character": 2}, "newName": "z"}),
+    );
+    let message = r.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
+    assert!(message.contains("the template binds a name `y` itself"), "{r}");
+    c.shutdown();
+}
+
+#[test]
+fn completion_of_model_ids_and_input_enum_values() {
+    let mut c = Client::start(MapHost::new(), |_| {});
+    let text = "---\nmodel:\n  provider: anthropic\n  id: cl\ninputs:\n  tone:\n    kind: string\n    enumValues: [short, long]\n    default: \n---\nuser:\nhi\n";
+    c.open(URI, text);
+    let (line, character) = pos(text, "id: cl", 6);
+    let ids = labels(&c.at("textDocument/completion", URI, line, character));
+    assert!(ids.contains(&"claude-sonnet-4-5".to_owned()), "{ids:?}");
+    assert!(ids.iter().all(|i| i.starts_with("claude")), "the provider's models only: {ids:?}");
+    let (line, character) = pos(text, "default: ", 9);
+    assert_eq!(labels(&c.at("textDocument/completion", URI, line, character)), ["short", "long"]);
+    let openai = "---\nmodel:\n  id: \n---\nuser:\nhi\n";
+    c.open("file:///w/o.prompty", openai);
+    let ids = labels(&c.at("textDocument/completion", "file:///w/o.prompty", 2, 6));
+    assert!(ids.contains(&"gpt-4o".to_owned()) && ids.contains(&"claude-sonnet-4-5".to_owned()), "{ids:?}");
     c.shutdown();
 }

@@ -1,9 +1,11 @@
--- Drives `prompty lsp` from a real editor: headless Neovim (0.7 or later) opens a .prompty
--- file, attaches the server, and writes what it received as JSON for the Rust test to check.
+-- Drives `prompty lsp` from a real editor: headless Neovim (0.7 or later), started with the
+-- set-up of docs/editors-and-ci.md as its init.lua, opens a .prompty file (the set-up's
+-- FileType autocommand attaches the server) and writes what it received as JSON for the Rust
+-- test to check.
 --
--- Environment: PROMPTY_BIN (the binary), PROMPTY_FILE (the file to open), PROMPTY_OUT (where
--- to write the JSON), HOVER_LINE/HOVER_CHAR and COMPLETE_LINE/COMPLETE_CHAR (LSP positions).
--- Run: nvim --headless --clean -n -c "luafile lsp.lua"
+-- Environment: PROMPTY_FILE (the file to open), PROMPTY_OUT (where to write the JSON),
+-- HOVER_LINE/HOVER_CHAR and COMPLETE_LINE/COMPLETE_CHAR (LSP positions); `prompty` on PATH.
+-- Run: nvim --headless -u init.lua -i NONE -n -c "luafile lsp.lua"
 
 local results = {}
 
@@ -26,14 +28,19 @@ local ok, err = pcall(function()
   local file = os.getenv('PROMPTY_FILE')
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
-  -- vim.lsp.start appeared in 0.8; start_client + buf_attach_client work from 0.5 on.
-  local client_id = vim.lsp.start_client({
-    name = 'prompty',
-    cmd = { os.getenv('PROMPTY_BIN'), 'lsp' },
-    root_dir = vim.fn.fnamemodify(file, ':h'),
-  })
-  assert(client_id, 'the language client did not start')
-  vim.lsp.buf_attach_client(buf, client_id)
+  results.filetype = vim.bo[buf].filetype
+  -- The set-up attached a client on FileType; find it (get_clients is 0.10's name).
+  local clients = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local client_id
+  assert(vim.wait(15000, function()
+    for _, c in ipairs(clients()) do
+      if c.name == 'prompty' and vim.lsp.buf_is_attached(buf, c.id) then
+        client_id = c.id
+        return true
+      end
+    end
+    return false
+  end, 50), 'the documented set-up attached no prompty client (filetype: ' .. results.filetype .. ')')
 
   assert(vim.wait(15000, function() return #vim.diagnostic.get(buf) > 0 end, 50), 'no diagnostics within 15 s')
   results.diagnostics = {}
@@ -67,6 +74,17 @@ local ok, err = pcall(function()
   results.completion = {}
   for _, item in ipairs(items) do
     table.insert(results.completion, item.label)
+  end
+
+  local symbols = vim.lsp.buf_request_sync(buf, 'textDocument/documentSymbol', { textDocument = { uri = uri } }, 10000)
+  assert(symbols and symbols[client_id] and not symbols[client_id].err, 'documentSymbol: no answer')
+  results.symbols = {}
+  for _, s in ipairs(symbols[client_id].result or {}) do
+    local children = {}
+    for _, c in ipairs(s.children or {}) do
+      table.insert(children, c.name)
+    end
+    table.insert(results.symbols, { name = s.name, line = s.selectionRange.start.line, children = children })
   end
 
   vim.lsp.stop_client(client_id)
