@@ -12,6 +12,7 @@ mod inputs;
 mod live;
 mod lsp;
 mod report;
+mod rule;
 mod run;
 mod snapshot;
 mod stored;
@@ -42,7 +43,7 @@ const EXIT_INTERRUPTED: u8 = 130;
     version,
     about = "Lint, render, compile and run .prompty files",
     long_about = None,
-    after_help = "Exit status: 0 success; 1 findings (check), a failed request (run), error rows or a failed gate (eval, batch); 2 usage or I/O failure; 130 interrupted."
+    after_help = "Every diagnostic has a code (PL001, P016, ...): `prompty rule CODE` prints its documentation, offline.\n\nExit status: 0 success; 1 findings (check), a failed request (run), error rows or a failed gate (eval, batch); 2 usage or I/O failure; 130 interrupted."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -92,6 +93,9 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Print the JSON Schema of the front matter (for editors: yaml-language-server).
     Schema,
+    /// Print a code's documentation (what it reports, why, an example, the fix and whether
+    /// it is safe), offline; `--all` prints every lint rule's.
+    Rule(rule::RuleArgs),
     /// Put front matter keys in canonical order and spell role lines canonically (in place).
     Fmt(fmt::FmtArgs),
     /// Run the language server on standard input and output (for editors).
@@ -110,6 +114,14 @@ enum Command {
         /// Print the rendered text before the role split.
         #[arg(long)]
         raw: bool,
+        /// Fail (exit 1, nothing printed) when a variable no input declares has no value and
+        /// would render as empty text; without it, a warning says so.
+        #[arg(long)]
+        strict: bool,
+        /// Render with the values the editor preview uses: a v1 file's `sample:`, and each
+        /// input's `example` when it has no default (values given with --set/--inputs win).
+        #[arg(long)]
+        sample: bool,
     },
 }
 
@@ -180,6 +192,8 @@ pub(crate) enum Failure {
     Diagnostics(Vec<Message>),
     /// The reader of standard output went away (`| head`): not an error.
     BrokenPipe,
+    /// Everything is reported already; the command ends with this exit code.
+    Reported(u8),
 }
 
 impl Failure {
@@ -189,6 +203,7 @@ impl Failure {
             Failure::Message(m) => m.clone(),
             Failure::Diagnostics(ds) => ds.iter().map(Message::one_line).collect::<Vec<_>>().join("\n"),
             Failure::BrokenPipe => "standard output was closed".to_owned(),
+            Failure::Reported(code) => format!("failed with exit code {code}"),
         }
     }
 
@@ -244,6 +259,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         Command::Snapshot(args) => return snapshot::run(&args),
         Command::Fmt(args) => return fmt::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
+        Command::Rule(args) => return rule::run(&args),
         Command::Schema => {
             print_json(&prompty_syntax::front_matter_schema_with(&[("evaluator", prompty_eval::evaluator_schema())]))
         }
@@ -268,7 +284,9 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
             }
         },
         Command::Load { file, load } => cmd_load(&file, &load),
-        Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
+        Command::Render { file, inputs, load, format, raw, strict, sample } => {
+            cmd_render(&file, &inputs, &load, RenderFlags { format, raw, strict, sample }, reporter)
+        }
         Command::Compile { file, inputs, load, provider, api, model } => {
             cmd_compile(&file, &inputs, &load, provider.as_deref(), api.as_deref(), model, reporter)
         }
@@ -277,6 +295,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stops early (`| head`) is not an error.
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Reported(code)) => ExitCode::from(code),
         Err(Failure::Message(message)) => {
             reporter.fail(&message);
             ExitCode::from(EXIT_FAILURE)
@@ -329,39 +348,152 @@ fn print_json(value: &serde_json::Value) -> Result<(), Failure> {
     Ok(())
 }
 
+/// How `render` renders and what it prints.
+struct RenderFlags {
+    format: Option<RenderFormat>,
+    raw: bool,
+    strict: bool,
+    sample: bool,
+}
+
 fn cmd_render(
     file: &Path,
     inputs: &InputArgs,
     load: &LoadArgs,
-    format: Option<RenderFormat>,
-    raw: bool,
+    flags: RenderFlags,
+    reporter: &Reporter,
 ) -> Result<(), Failure> {
-    let given = inputs.collect()?;
     // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
     let (prompt, text) = load_prompt_with(file, load, &cli_host(), true)?;
+    let given = inputs.collect(&prompt)?;
     let renderer = Renderer::with_options(prompt, load.render_options(text.clone()))
         .map_err(|e| render_failure(file, &text, &e))?;
     warn_undeclared(file, renderer.prompt(), &given);
+    let values = if flags.sample { sample_inputs(renderer.prompt(), &given) } else { given.clone() };
+    if !flags.sample {
+        note_sample(file, renderer.prompt(), &given);
+    }
     let format =
-        format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });
-    let mut out = std::io::stdout().lock();
-    if raw {
-        let rendered = renderer.render_text(&given).map_err(|e| render_failure(file, &text, &e))?;
+        flags.format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });
+    // Rendered before anything is printed: `--strict` prints nothing when it fails.
+    let output = if flags.raw {
+        let rendered = renderer.render_text(&values).map_err(|e| render_failure(file, &text, &e))?;
         match format {
-            RenderFormat::Json => writeln!(out, "{}", serde_json::Value::String(rendered))?,
-            RenderFormat::Text => write!(out, "{rendered}")?,
+            RenderFormat::Json => format!("{}\n", serde_json::Value::String(rendered)),
+            RenderFormat::Text => rendered,
         }
-        return Ok(());
-    }
-    let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
-    match format {
-        RenderFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &messages)?;
-            writeln!(out)?;
+    } else {
+        let messages = renderer.prepare(&values).map_err(|e| render_failure(file, &text, &e))?;
+        match format {
+            RenderFormat::Json => format!("{}\n", serde_json::to_string_pretty(&messages)?),
+            RenderFormat::Text => prompty_render::messages_to_text(&messages),
         }
-        RenderFormat::Text => write!(out, "{}", prompty_render::messages_to_text(&messages))?,
+    };
+    // Only a template that reads a name with no input and no value can have rendered one
+    // as empty text: the linter's closer look is needed then only.
+    let declared =
+        |name: &String| values.contains_key(name) || renderer.prompt().inputs.iter().flatten().any(|p| &p.name == name);
+    if !renderer.template_variables().iter().all(declared)
+        && !rendered_empty(file, &text, load, &values, flags.strict, reporter)
+    {
+        return Err(Failure::Reported(1));
     }
+    std::io::stdout().lock().write_all(output.as_bytes())?;
     Ok(())
+}
+
+/// The values the editor preview renders with: a v1 file's `sample:` (promptflow reads it
+/// as the inputs), the given values over it, then each input's `example` where it has
+/// neither a value nor a default.
+fn sample_inputs(
+    prompt: &Prompt,
+    given: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut values = serde_json::Map::new();
+    if prompt.profile == Profile::Promptflow
+        && let Some(sample) = prompt.legacy.as_ref().and_then(|l| l.sample.as_ref()).and_then(|s| s.as_object())
+    {
+        values.extend(sample.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    values.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+    for p in prompt.inputs.iter().flatten() {
+        if !values.contains_key(&p.name)
+            && p.default.is_none()
+            && let Some(example) = &p.example
+        {
+            values.insert(p.name.clone(), example.clone());
+        }
+    }
+    values
+}
+
+/// Says which inputs have an `example` (a v1 input's `sample:`) that this render leaves
+/// out, having neither a value nor a default: `--sample` renders with them, as the editor
+/// preview does.
+fn note_sample(file: &Path, prompt: &Prompt, given: &serde_json::Map<String, serde_json::Value>) {
+    // A v1 file's top-level `sample:` stands in for every input when none is given, and
+    // is left out entirely when some are (as promptflow does).
+    let top_sample = prompt.legacy.as_ref().and_then(|l| l.sample.as_ref()).and_then(serde_json::Value::as_object);
+    if let Some(sample) = top_sample.filter(|_| prompt.profile == Profile::Promptflow) {
+        if given.is_empty() {
+            return;
+        }
+        if sample.keys().any(|k| !given.contains_key(k)) {
+            eprintln!(
+                "note: {}: the file's `sample:` is not used when inputs are given (as promptflow does); `--sample` renders with it under the given values",
+                file.display()
+            );
+        }
+    }
+    let left: Vec<String> = prompt
+        .inputs
+        .iter()
+        .flatten()
+        .filter(|p| p.example.is_some() && p.default.is_none() && !given.contains_key(&p.name))
+        .map(|p| format!("`{}`", prompt.secrets.show(&p.name)))
+        .collect();
+    if !left.is_empty() {
+        eprintln!(
+            "note: {}: {} {} an example (v1: `sample`) and no value; `--sample` renders with the examples, as the editor preview does",
+            file.display(),
+            left.join(", "),
+            if left.len() == 1 { "has" } else { "have" }
+        );
+    }
+}
+
+/// Reports each variable no input declares that has no value in `values`, and so renders
+/// as empty text: a warning, or with `strict` an error. Returns whether rendering goes on.
+fn rendered_empty(
+    file: &Path,
+    text: &Arc<str>,
+    load: &LoadArgs,
+    values: &serde_json::Map<String, serde_json::Value>,
+    strict: bool,
+    reporter: &Reporter,
+) -> bool {
+    let options = LoadOptions { path: Some(file.to_path_buf()), lint: true, ..load.options() };
+    let loaded = load_bytes(text.as_bytes(), &cli_host(), &options);
+    let empty: Vec<_> = prompty_lint::undeclared_variables(text, &loaded)
+        .into_iter()
+        .filter(|v| !values.contains_key(&v.name))
+        .collect();
+    let Some(code) = prompty_lint::rule("PL001").map(|r| r.code) else { return true };
+    let severity = if strict { prompty_syntax::Severity::Error } else { prompty_syntax::Severity::Warning };
+    for v in &empty {
+        let d = prompty_syntax::Diagnostic::new(
+            code,
+            severity,
+            v.span.clone(),
+            format!("`{}` is read by the template but no input declares it: it rendered as empty text", v.name),
+        )
+        .with_help(format!(
+            "declare it under `inputs:`, or give it a value (--set {}=...); `prompty check` reports it too",
+            v.name
+        ));
+        reporter.emit(&report::at(file, text, d));
+    }
+    !strict || empty.is_empty()
 }
 
 fn cmd_compile(
@@ -373,8 +505,8 @@ fn cmd_compile(
     model: Option<String>,
     reporter: &Reporter,
 ) -> Result<(), Failure> {
-    let given = inputs.collect()?;
     let (renderer, text) = load_renderer(file, load)?;
+    let given = inputs.collect(renderer.prompt())?;
     warn_undeclared(file, renderer.prompt(), &given);
     let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
     let mut target = prompty_wire::Target::new();
