@@ -26,6 +26,11 @@ pub(crate) struct InputArgs {
 }
 
 impl InputArgs {
+    /// Whether `--inputs -` reads standard input.
+    pub(crate) fn reads_stdin(&self) -> bool {
+        self.inputs.as_ref().is_some_and(|p| p.as_os_str() == "-")
+    }
+
     /// The input values, merged, each `--set` value read as the kind `prompt` declares for
     /// its input (a string when the prompt does not declare it).
     pub(crate) fn collect(&self, prompt: &Prompt) -> Result<Map<String, Value>, Failure> {

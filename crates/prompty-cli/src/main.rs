@@ -11,6 +11,7 @@ mod http;
 mod inputs;
 mod live;
 mod lsp;
+mod new;
 mod report;
 mod rule;
 mod run;
@@ -56,7 +57,7 @@ enum Command {
     Check(check::CheckArgs),
     /// Print the normalized prompt as JSON (spec field names).
     Load {
-        /// The .prompty file.
+        /// The .prompty file; `-` reads it from standard input.
         file: PathBuf,
         #[command(flatten)]
         load: LoadArgs,
@@ -73,7 +74,7 @@ enum Command {
     Batch(batch::BatchArgs),
     /// Compile a prompt to the provider request body (ready for `curl --data @-`).
     Compile {
-        /// The .prompty file.
+        /// The .prompty file; `-` reads it from standard input.
         file: PathBuf,
         #[command(flatten)]
         inputs: InputArgs,
@@ -93,6 +94,16 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Print the JSON Schema of the front matter (for editors: yaml-language-server).
     Schema,
+    /// Write a new v2 prompt, NAME.prompty, to start from (`prompty check` passes it).
+    New(new::NewArgs),
+    /// Print the completion script of a shell: `prompty completions bash > /etc/bash_completion.d/prompty`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `prompty man > prompty.1 && man ./prompty.1`.
+    Man,
     /// Print a code's documentation (what it reports, why, an example, the fix and whether
     /// it is safe), offline; `--all` prints every lint rule's.
     Rule(rule::RuleArgs),
@@ -102,7 +113,7 @@ enum Command {
     Lsp(lsp::LspArgs),
     /// Render a prompt to chat messages.
     Render {
-        /// The .prompty file.
+        /// The .prompty file; `-` reads it from standard input.
         file: PathBuf,
         #[command(flatten)]
         inputs: InputArgs,
@@ -260,6 +271,20 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         Command::Fmt(args) => return fmt::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
         Command::Rule(args) => return rule::run(&args),
+        Command::New(args) => return new::run(&args),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command, "prompty", &mut out);
+            std::io::stdout().lock().write_all(&out).map_err(Failure::from)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut out)
+                .map_err(Failure::from)
+                .and_then(|()| std::io::stdout().lock().write_all(&out).map_err(Failure::from))
+        }
         Command::Schema => {
             print_json(&prompty_syntax::front_matter_schema_with(&[("evaluator", prompty_eval::evaluator_schema())]))
         }
@@ -322,8 +347,13 @@ pub(crate) fn load_prompt_with(
     host: &dyn prompty_syntax::Host,
     lint: bool,
 ) -> Result<(Prompt, Arc<str>), Failure> {
-    let bytes = read_source(file, host).map_err(|e| Failure::Message(e.to_string()))?;
-    let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
+    let bytes = if is_stdin(file) {
+        // `-`: the prompt comes on standard input, size-capped as a file is.
+        inputs::read_limited(std::io::stdin().lock()).map_err(|e| Failure::Message(format!("standard input: {e}")))?
+    } else {
+        read_source(file, host).map_err(|e| Failure::Message(e.to_string()))?
+    };
+    let options = LoadOptions { path: prompt_path(file), lint, ..load.options() };
     let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
     let errors: Vec<Message> =
@@ -333,6 +363,28 @@ pub(crate) fn load_prompt_with(
         _ if errors.is_empty() => Err(Failure::Message(format!("{}: cannot be loaded as a prompt", file.display()))),
         _ => Err(Failure::Diagnostics(errors)),
     }
+}
+
+/// Whether `file` is `-`: the prompt is read from standard input.
+pub(crate) fn is_stdin(file: &Path) -> bool {
+    file.as_os_str() == "-"
+}
+
+/// The path the loader resolves `${file:}` references from: none for standard input (the
+/// current folder is used).
+fn prompt_path(file: &Path) -> Option<PathBuf> {
+    (!is_stdin(file)).then(|| file.to_path_buf())
+}
+
+/// Refuses `-` for both the prompt and `--inputs`: standard input holds one of them.
+fn one_stdin(file: &Path, inputs: &InputArgs) -> Result<(), Failure> {
+    if is_stdin(file) && inputs.reads_stdin() {
+        return Err(Failure::Message(
+            "standard input holds the prompt (`-`) or the inputs (`--inputs -`), not both; put the inputs in a file"
+                .to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 fn cmd_load(file: &Path, load: &LoadArgs) -> Result<(), Failure> {
@@ -363,6 +415,7 @@ fn cmd_render(
     flags: RenderFlags,
     reporter: &Reporter,
 ) -> Result<(), Failure> {
+    one_stdin(file, inputs)?;
     // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
     let (prompt, text) = load_prompt_with(file, load, &cli_host(), true)?;
     let given = inputs.collect(&prompt)?;
@@ -472,7 +525,7 @@ fn rendered_empty(
     strict: bool,
     reporter: &Reporter,
 ) -> bool {
-    let options = LoadOptions { path: Some(file.to_path_buf()), lint: true, ..load.options() };
+    let options = LoadOptions { path: prompt_path(file), lint: true, ..load.options() };
     let loaded = load_bytes(text.as_bytes(), &cli_host(), &options);
     let empty: Vec<_> = prompty_lint::undeclared_variables(text, &loaded)
         .into_iter()
@@ -505,6 +558,7 @@ fn cmd_compile(
     model: Option<String>,
     reporter: &Reporter,
 ) -> Result<(), Failure> {
+    one_stdin(file, inputs)?;
     let (renderer, text) = load_renderer(file, load)?;
     let given = inputs.collect(renderer.prompt())?;
     warn_undeclared(file, renderer.prompt(), &given);
