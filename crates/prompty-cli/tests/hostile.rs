@@ -906,7 +906,7 @@ fn check_diagnostic_past_column_65535_renders_in_every_format() {
     );
     let github = prompty(tmp.path(), &["check", "--format", "github", "long.prompty"]);
     assert!(
-        github.stdout.starts_with("::warning file=long.prompty,line=6,col=70005,endLine=6,endColumn=70015,"),
+        github.stdout.starts_with("::error file=long.prompty,line=6,col=70005,endLine=6,endColumn=70015,"),
         "{}",
         github.stdout
     );
