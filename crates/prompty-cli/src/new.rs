@@ -19,10 +19,11 @@ fn target(name: &Path) -> Result<(PathBuf, String), String> {
         PathBuf::from(s)
     };
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
-    let plain = !stem.is_empty() && stem.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    let plain = stem.chars().next().is_some_and(char::is_alphanumeric)
+        && stem.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if !plain {
         return Err(format!(
-            "{}: the file name must be letters, digits, `_`, `-` or `.` (it becomes the prompt's `name`)",
+            "{}: the file name must start with a letter or digit and hold only letters, digits, `_`, `-` or `.` (it becomes the prompt's `name`)",
             name.display()
         ));
     }
@@ -32,6 +33,13 @@ fn target(name: &Path) -> Result<(PathBuf, String), String> {
 /// The skeleton: front matter with a model, options and one input with a default, and a
 /// system and a user message that reads it.
 pub(crate) fn skeleton(name: &str) -> String {
+    // A name YAML would read as another type (`true`, `null`, `1.5`) is quoted.
+    let plain = name.chars().next().is_some_and(char::is_alphabetic)
+        && !matches!(
+            name.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n" | "nan" | "inf"
+        );
+    let name = if plain { name.to_owned() } else { serde_json::Value::String(name.to_owned()).to_string() };
     format!(
         "---
 name: {name}
@@ -83,5 +91,19 @@ mod tests {
         assert!(target(Path::new("has space")).is_err());
         assert!(target(Path::new("x: y")).is_err());
         assert!(target(Path::new("")).is_err());
+        assert!(target(Path::new("-")).is_err());
+        assert!(target(Path::new(".hidden")).is_err());
+    }
+
+    /// Every skeleton loads with its name as a string and no error, whatever YAML would
+    /// make of the bare name.
+    #[test]
+    fn the_name_stays_a_string() {
+        for name in ["summarize", "true", "No", "null", "1.5", "2024-01-01", "v1.0", "x-y_z"] {
+            let text = skeleton(name);
+            let loaded = prompty_syntax::load_str(&text, &prompty_syntax::MapHost::new(), &Default::default());
+            assert!(loaded.diagnostics.is_empty(), "{name}: {:?}", loaded.diagnostics);
+            assert_eq!(loaded.prompt.map(|p| p.name), Some(Some(name.to_owned())), "{name}");
+        }
     }
 }
