@@ -206,7 +206,10 @@ pub(crate) fn diagnostics_markdown() -> String {
     out.push_str("the form `--error-format` names: `human` (default), `json` (one object per line, `line` and\n");
     out.push_str("`column` null when the diagnostic is about the file as a whole), `github` (workflow\n");
     out.push_str("annotations) or `sarif` (one SARIF 2.1.0 log, written when the command ends). Codes are\n");
-    out.push_str("stable: they are never renumbered, only added.\n");
+    out.push_str("stable: they are never renumbered, only added. `prompty rule CODE` prints a code's section\n");
+    out.push_str("offline. The JSON form's `url` and SARIF's `helpUri` link a code's section only in a build\n");
+    out.push_str("that says where these pages are published (`PROMPTY_DOCS_URL`); otherwise `url` is `null`,\n");
+    out.push_str("SARIF leaves `helpUri` out and carries the text in each rule's `help`.\n");
     let catalog = catalog();
     for (origin, title, about) in groups {
         let _ = write!(out, "\n## {title}\n\n{about}\n");
