@@ -19,6 +19,10 @@ use prompty_report::human::Style;
 use prompty_report::{Emitter, SourceFile};
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Every finding fails the check (exit 1) unless --exit-zero, --fail-on or --max-warnings says otherwise.\n\
+    `prompty rule CODE` prints what a finding's code means, why it matters, an example and its fix, offline."
+)]
 pub(crate) struct CheckArgs {
     /// Files and folders; folders are searched recursively for *.prompty. `-` reads
     /// standard input.
@@ -49,10 +53,15 @@ pub(crate) struct CheckArgs {
     /// Do not report these codes.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     ignore: Vec<String>,
-    /// Exit with 0 even when errors are found (I/O failures still exit with 2).
+    /// Exit with 0 even when findings are reported (I/O failures still exit with 2).
     #[arg(long)]
     exit_zero: bool,
-    /// Exit with 1 when more than N warnings are found.
+    /// The least severe finding that fails the check (exit 1): `info` (every finding, the
+    /// default), `warning` or `error`; overrides `[lint] fail-on` in `prompty.toml`.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    fail_on: Option<FailOn>,
+    /// Let up to N warnings (and info findings) pass; more than N fail the check. Errors
+    /// always fail.
     #[arg(long, value_name = "N")]
     max_warnings: Option<usize>,
     /// The name standard input (`-`) is reported under; the configuration and
@@ -68,6 +77,23 @@ pub(crate) struct CheckArgs {
     /// Another folder `${file:}` references may read from (repeatable).
     #[arg(long = "allow-root", value_name = "DIR")]
     allow_roots: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum FailOn {
+    Info,
+    Warning,
+    Error,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Info => Severity::Info,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Error => Severity::Error,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -157,6 +183,9 @@ struct FileOutput {
     failures: Vec<String>,
     errors: usize,
     warnings: usize,
+    infos: usize,
+    /// Warnings and info findings at or above the file's `fail-on` severity.
+    failing_minor: usize,
     fixed: usize,
     /// Fixes left unapplied because they are unsafe and `--unsafe-fixes` is not given.
     unsafe_available: usize,
@@ -213,7 +242,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
     let mut configs = Configs::default();
     let mut selections = Vec::with_capacity(sources.len());
     for source in &sources {
-        match selection(args, &mut configs, &source.name) {
+        match settings(args, &mut configs, &source.name) {
             Ok(s) => selections.push(s),
             Err(SelectionError::Flag(e)) => {
                 let _ = writeln!(stderr, "error: {e}");
@@ -225,7 +254,8 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
-    let (mut errors, mut warnings, mut fixed, mut unsafe_available, mut io_failures) = (0, 0, 0, 0, 0);
+    let (mut errors, mut warnings, mut infos, mut failing_minor) = (0, 0, 0, 0);
+    let (mut fixed, mut unsafe_available, mut io_failures) = (0, 0, 0);
     let mut sarif = report::sarif();
     for_each_in_order(
         sources.len(),
@@ -241,6 +271,8 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             let _ = write!(out, "{}", output.stdout);
             errors += output.errors;
             warnings += output.warnings;
+            infos += output.infos;
+            failing_minor += output.failing_minor;
             fixed += output.fixed;
             unsafe_available += output.unsafe_available;
             io_failures += usize::from(output.io_failure);
@@ -251,6 +283,12 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         let _ = sarif.finish(&mut out, &failures);
     }
     let too_many = args.max_warnings.filter(|&max| warnings > max);
+    // Every finding at or above its file's `fail-on` fails (all of them unless configured
+    // otherwise); `--max-warnings N` lets up to N warnings pass instead.
+    let minor_fail = match args.max_warnings {
+        Some(_) => too_many.is_some(),
+        None => failing_minor > 0,
+    };
     if matches!(args.format, CheckFormat::Human | CheckFormat::Concise) && !args.quiet {
         let fixed = if args.fix { format!(", fixed {fixed} problem{}", plural(fixed)) } else { String::new() };
         let mut unread = match io_failures {
@@ -262,13 +300,20 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
             unread.push_str(&format!(", {n} folder{} could not be read", plural(n)));
         }
         let n = sources.len();
+        let infos = if infos > 0 { format!(", {infos} info") } else { String::new() };
         let _ = writeln!(
             stderr,
-            "checked {n} file{}: {errors} error{}, {warnings} warning{}{unread}{fixed}",
+            "checked {n} file{}: {errors} error{}, {warnings} warning{}{infos}{unread}{fixed}",
             plural(n),
             plural(errors),
             plural(warnings)
         );
+        if errors == 0 && minor_fail && too_many.is_none() && !args.exit_zero {
+            let _ = writeln!(
+                stderr,
+                "note: every finding fails the check; `--fail-on error` (or `fail-on = \"error\"` under `[lint]` in prompty.toml) lets warnings pass, `--exit-zero` reports without failing"
+            );
+        }
         if unsafe_available > 0 {
             let (n, what) = match unsafe_available {
                 1 => (1, "fix is available with --fix --unsafe-fixes (it changes what the prompt sends; review it)"),
@@ -287,7 +332,7 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
         ExitCode::from(2)
     } else if args.exit_zero {
         ExitCode::SUCCESS
-    } else if errors > 0 || too_many.is_some() {
+    } else if errors > 0 || minor_fail {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -310,15 +355,28 @@ enum SelectionError {
     Config(prompty_config::ConfigError),
 }
 
-fn selection(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<Selection, SelectionError> {
+fn settings(args: &CheckArgs, configs: &mut Configs, file: &Path) -> Result<FileSettings, SelectionError> {
     let flag = |flag: &'static str| move |e: prompty_lint::SelectorError| SelectionError::Flag(format!("{flag}: {e}"));
+    // The configuration is read only when a flag does not replace all it says.
+    let config = match (&args.select, args.fail_on) {
+        (Some(_), Some(_)) => prompty_config::LintSettings { selection: Selection::all(), fail_on: None },
+        _ => configs.settings(file, args.config.as_deref(), &cli_host()).map_err(SelectionError::Config)?,
+    };
     let mut selection = match &args.select {
         Some(list) => Selection::only(list).map_err(flag("--select"))?,
-        None => configs.selection(file, args.config.as_deref(), &cli_host()).map_err(SelectionError::Config)?,
+        None => config.selection,
     };
     selection.select(&args.extend_select).map_err(flag("--extend-select"))?;
     selection.ignore(&args.ignore).map_err(flag("--ignore"))?;
-    Ok(selection)
+    let fail_on = args.fail_on.map(FailOn::severity).or(config.fail_on).unwrap_or(Severity::Info);
+    Ok(FileSettings { selection, fail_on })
+}
+
+/// What applies to one checked file.
+struct FileSettings {
+    selection: Selection,
+    /// The least severe finding that fails the check.
+    fail_on: Severity,
 }
 
 /// A `prompty.toml` that cannot be applied: for people, `error:` and where on standard
@@ -391,11 +449,12 @@ fn for_each_in_order<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync, mut em
 }
 
 /// Checks one file (and its input cases file, if any) and renders what it found.
-fn check_source(args: &CheckArgs, source: &Input, selection: &Selection, style: Style) -> FileOutput {
+fn check_source(args: &CheckArgs, source: &Input, settings: &FileSettings, style: Style) -> FileOutput {
     let mut output = FileOutput::default();
     let file = source.name.as_path();
+    let selection = &settings.selection;
     let Some((text, findings, loaded)) = check_file(args, source, selection, &mut output) else { return output };
-    render(args, &mut output, file, &text, &findings, style);
+    render(args, &mut output, file, &text, &findings, settings.fail_on, style);
     // `<name>.cases.yaml` beside a prompt holds the inputs `prompty snapshot` renders it with.
     let cases = file.with_extension("cases.yaml");
     if source.stdin.is_none() && selection.is_selected("PL027") && cases.is_file() {
@@ -404,7 +463,7 @@ fn check_source(args: &CheckArgs, source: &Input, selection: &Selection, style: 
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 let findings = prompty_lint::check_cases(&text, &loaded, selection);
-                render(args, &mut output, &cases, &text, &findings, style);
+                render(args, &mut output, &cases, &text, &findings, settings.fail_on, style);
             }
             Err(e) => {
                 output.failures.push(format!("{}: {e}", cases.display()));
@@ -416,14 +475,26 @@ fn check_source(args: &CheckArgs, source: &Input, selection: &Selection, style: 
 }
 
 /// Renders the findings of one file in the chosen format and counts them.
-fn render(args: &CheckArgs, output: &mut FileOutput, file: &Path, text: &str, findings: &[Finding], style: Style) {
+fn render(
+    args: &CheckArgs,
+    output: &mut FileOutput,
+    file: &Path,
+    text: &str,
+    findings: &[Finding],
+    fail_on: Severity,
+    style: Style,
+) {
     let source = SourceFile::new(file.display().to_string(), text);
     let messages: Vec<Message> = findings.iter().map(|f| report::finding(&source, f)).collect();
     for f in findings {
-        match f.diagnostic.severity {
+        let severity = f.diagnostic.severity;
+        match severity {
             Severity::Error => output.errors += 1,
             Severity::Warning => output.warnings += 1,
-            Severity::Info => {}
+            Severity::Info => output.infos += 1,
+        }
+        if severity != Severity::Error && severity >= fail_on {
+            output.failing_minor += 1;
         }
     }
     let mut emitter: Box<dyn Emitter> = match args.format {

@@ -676,7 +676,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
             }
             Failure::Diagnostics(ds)
         }
-        Failure::BrokenPipe => Failure::BrokenPipe,
+        other @ (Failure::BrokenPipe | Failure::Reported(_)) => other,
     })
 }
 

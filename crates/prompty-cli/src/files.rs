@@ -169,3 +169,21 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Writes a new file at `path` with `bytes`; fails when anything is there already (a file,
+/// a folder, a link, even a dangling one): nothing is ever overwritten or written through
+/// a link.
+pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            "exists already; left as it is".to_owned()
+        } else {
+            format!("cannot create: {}", describe_io(&e))
+        }
+    })?;
+    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| {
+        // Not left half written.
+        let _ = std::fs::remove_file(path);
+        format!("cannot write: {}", describe_io(&e))
+    })
+}

@@ -1,4 +1,4 @@
-//! `prompty fmt PATH... [--check]`: front matter keys in canonical order and role lines
+//! `prompty fmt PATH... [--check | --diff]`: front matter keys in canonical order and role lines
 //! spelled canonically, written back only when the file loads identically afterwards.
 //!
 //! A file is replaced atomically, never through a symbolic link, and only when it still
@@ -21,9 +21,14 @@ pub(crate) struct FmtArgs {
     /// Files and folders; folders are searched recursively for *.prompty.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Change no file: list the files that would change and exit 1 if there are any.
+    /// Change no file: print the diff of each file that would change, list them and exit 1
+    /// if there are any.
     #[arg(long)]
     check: bool,
+    /// Change no file: print the diff of each file that would change (a unified diff on
+    /// standard output, for `git apply`-style review) and exit 1 if there are any.
+    #[arg(long)]
+    diff: bool,
     /// Another folder `${file:}` references may read from (repeatable).
     #[arg(long = "allow-root", value_name = "DIR")]
     allow_roots: Vec<PathBuf>,
@@ -69,8 +74,20 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
             unchanged += 1;
             continue;
         };
-        if args.check {
-            let _ = writeln!(err, "would reformat: {}", file.display());
+        if args.check || args.diff {
+            let name = file.display().to_string();
+            let diff = similar::TextDiff::from_lines(text, new.as_str())
+                .unified_diff()
+                .context_radius(3)
+                .header(&name, &name)
+                .to_string();
+            if std::io::stdout().lock().write_all(diff.as_bytes()).is_err() {
+                // The reader went away (`| head`): the exit status still says what was found.
+                return ExitCode::from(1);
+            }
+            if args.check {
+                let _ = writeln!(err, "would reformat: {}", file.display());
+            }
             pending += 1;
             continue;
         }
@@ -94,7 +111,8 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
             }
         }
     }
-    let (changed, verb) = if args.check { (pending, "would be reformatted") } else { (reformatted, "reformatted") };
+    let dry = args.check || args.diff;
+    let (changed, verb) = if dry { (pending, "would be reformatted") } else { (reformatted, "reformatted") };
     let mut summary =
         format!("{changed} file{} {verb}, {unchanged} file{} left unchanged", plural(changed), plural(unchanged));
     if failures > 0 {
@@ -103,7 +121,7 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
     let _ = writeln!(err, "{summary}");
     if failures > 0 {
         ExitCode::from(2)
-    } else if args.check && changed > 0 {
+    } else if dry && changed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

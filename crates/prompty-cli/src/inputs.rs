@@ -3,6 +3,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use prompty_syntax::{Prompt, PropertyKind};
 use serde_json::{Map, Value};
 
 use crate::Failure;
@@ -14,7 +15,9 @@ pub(crate) struct InputArgs {
     /// A JSON object of input values (`-` reads standard input).
     #[arg(long, value_name = "FILE|-")]
     inputs: Option<PathBuf>,
-    /// Set an input to a string value.
+    /// Set an input; the value is read as the input's declared kind (`kind:`, or v1
+    /// `type:`): text for a string, `true`/`false` for a boolean, a number for an integer
+    /// or a float, JSON text for an array, an object or a thread.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
     /// Set an input to a JSON value.
@@ -23,15 +26,21 @@ pub(crate) struct InputArgs {
 }
 
 impl InputArgs {
-    /// The input values, merged.
-    pub(crate) fn collect(&self) -> Result<Map<String, Value>, Failure> {
+    /// Whether `--inputs -` reads standard input.
+    pub(crate) fn reads_stdin(&self) -> bool {
+        self.inputs.as_ref().is_some_and(|p| p.as_os_str() == "-")
+    }
+
+    /// The input values, merged, each `--set` value read as the kind `prompt` declares for
+    /// its input (a string when the prompt does not declare it).
+    pub(crate) fn collect(&self, prompt: &Prompt) -> Result<Map<String, Value>, Failure> {
         let mut map = match &self.inputs {
             Some(path) => read_object(path)?,
             None => Map::new(),
         };
         for s in &self.set {
             let (name, value) = split_assignment(s, "--set")?;
-            map.insert(name.to_owned(), Value::String(value.to_owned()));
+            map.insert(name.to_owned(), typed(prompt, name, value)?);
         }
         for s in &self.set_json {
             let (name, value) = split_assignment(s, "--set-json")?;
@@ -44,6 +53,46 @@ impl InputArgs {
         }
         Ok(map)
     }
+}
+
+/// A `--set` value as the kind `prompt` declares for `name`: an error names the input, its
+/// kind and the value when the text is not one.
+fn typed(prompt: &Prompt, name: &str, value: &str) -> Result<Value, Failure> {
+    let declared = prompt.inputs.as_deref().and_then(|inputs| inputs.iter().find(|p| p.name == name));
+    let Some(kind) = declared.map(|p| p.kind) else { return Ok(Value::String(value.to_owned())) };
+    let converted = match kind {
+        PropertyKind::Boolean => match value.trim() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        PropertyKind::Integer => value.trim().parse::<i64>().ok().map(Value::from),
+        PropertyKind::Float => value.trim().parse::<f64>().ok().filter(|f| f.is_finite()).and_then(|f| {
+            // A number as JSON writes it (`3` stays an integer, as `--set-json` would give).
+            serde_json::from_str::<Value>(value.trim()).ok().filter(Value::is_number).or(Some(Value::from(f)))
+        }),
+        PropertyKind::Array | PropertyKind::Thread => serde_json::from_str::<Value>(value).ok().filter(Value::is_array),
+        PropertyKind::Object => serde_json::from_str::<Value>(value).ok().filter(Value::is_object),
+        // Text, and kinds whose value is text or takes any shape (a union, an image URL).
+        PropertyKind::String | PropertyKind::Union | PropertyKind::Image | PropertyKind::File | PropertyKind::Audio => {
+            Some(Value::String(value.to_owned()))
+        }
+    };
+    converted.ok_or_else(|| {
+        let (what, example) = match kind {
+            PropertyKind::Boolean => ("`true` or `false`", "true"),
+            PropertyKind::Integer => ("an integer", "3"),
+            PropertyKind::Float => ("a number", "0.5"),
+            PropertyKind::Array => ("a JSON array", "'[\"a\", \"b\"]'"),
+            PropertyKind::Thread => ("a JSON array of messages", "'[{\"role\": \"user\", \"content\": \"hi\"}]'"),
+            _ => ("a JSON object", "'{\"key\": \"value\"}'"),
+        };
+        let shown = prompt.secrets.show(name);
+        Failure::Message(format!(
+            "--set {shown}: input `{shown}` is declared `kind: {}`, and {value:?} is not {what}; write e.g. --set {shown}={example}",
+            kind.as_str()
+        ))
+    })
 }
 
 fn split_assignment<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Failure> {

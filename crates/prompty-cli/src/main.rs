@@ -11,7 +11,9 @@ mod http;
 mod inputs;
 mod live;
 mod lsp;
+mod new;
 mod report;
+mod rule;
 mod run;
 mod snapshot;
 mod stored;
@@ -42,7 +44,7 @@ const EXIT_INTERRUPTED: u8 = 130;
     version,
     about = "Lint, render, compile and run .prompty files",
     long_about = None,
-    after_help = "Exit status: 0 success; 1 findings (check), a failed request (run), error rows or a failed gate (eval, batch); 2 usage or I/O failure; 130 interrupted."
+    after_help = "Every diagnostic has a code (PL001, P016, ...): `prompty rule CODE` prints its documentation, offline.\n\nExit status: 0 success; 1 findings (check), a failed request (run), error rows or a failed gate (eval, batch); 2 usage or I/O failure; 130 interrupted."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -55,7 +57,7 @@ enum Command {
     Check(check::CheckArgs),
     /// Print the normalized prompt as JSON (spec field names).
     Load {
-        /// The .prompty file.
+        /// The .prompty file; `-` reads it from standard input.
         file: PathBuf,
         #[command(flatten)]
         load: LoadArgs,
@@ -72,7 +74,7 @@ enum Command {
     Batch(batch::BatchArgs),
     /// Compile a prompt to the provider request body (ready for `curl --data @-`).
     Compile {
-        /// The .prompty file.
+        /// The .prompty file; `-` reads it from standard input.
         file: PathBuf,
         #[command(flatten)]
         inputs: InputArgs,
@@ -97,13 +99,26 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Print the JSON Schema of the front matter (for editors: yaml-language-server).
     Schema,
+    /// Write a new v2 prompt, NAME.prompty, to start from (`prompty check` passes it).
+    New(new::NewArgs),
+    /// Print the completion script of a shell: `prompty completions bash > /etc/bash_completion.d/prompty`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `prompty man > prompty.1 && man ./prompty.1`.
+    Man,
+    /// Print a code's documentation (what it reports, why, an example, the fix and whether
+    /// it is safe), offline; `--all` prints every lint rule's.
+    Rule(rule::RuleArgs),
     /// Put front matter keys in canonical order and spell role lines canonically (in place).
     Fmt(fmt::FmtArgs),
     /// Run the language server on standard input and output (for editors).
     Lsp(lsp::LspArgs),
     /// Render a prompt to chat messages.
     Render {
-        /// The .prompty file.
+        /// The .prompty file; `-` reads it from standard input.
         file: PathBuf,
         #[command(flatten)]
         inputs: InputArgs,
@@ -115,6 +130,14 @@ enum Command {
         /// Print the rendered text before the role split.
         #[arg(long)]
         raw: bool,
+        /// Fail (exit 1, nothing printed) when a variable no input declares has no value and
+        /// would render as empty text; without it, a warning says so.
+        #[arg(long)]
+        strict: bool,
+        /// Render with the values the editor preview uses: a v1 file's `sample:`, and each
+        /// input's `example` when it has no default (values given with --set/--inputs win).
+        #[arg(long)]
+        sample: bool,
     },
 }
 
@@ -185,6 +208,8 @@ pub(crate) enum Failure {
     Diagnostics(Vec<Message>),
     /// The reader of standard output went away (`| head`): not an error.
     BrokenPipe,
+    /// Everything is reported already; the command ends with this exit code.
+    Reported(u8),
 }
 
 impl Failure {
@@ -194,6 +219,7 @@ impl Failure {
             Failure::Message(m) => m.clone(),
             Failure::Diagnostics(ds) => ds.iter().map(Message::one_line).collect::<Vec<_>>().join("\n"),
             Failure::BrokenPipe => "standard output was closed".to_owned(),
+            Failure::Reported(code) => format!("failed with exit code {code}"),
         }
     }
 
@@ -249,6 +275,21 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         Command::Snapshot(args) => return snapshot::run(&args),
         Command::Fmt(args) => return fmt::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
+        Command::Rule(args) => return rule::run(&args),
+        Command::New(args) => return new::run(&args),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command, "prompty", &mut out);
+            std::io::stdout().lock().write_all(&out).map_err(Failure::from)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut out)
+                .map_err(Failure::from)
+                .and_then(|()| std::io::stdout().lock().write_all(&out).map_err(Failure::from))
+        }
         Command::Schema => {
             print_json(&prompty_syntax::front_matter_schema_with(&[("evaluator", prompty_eval::evaluator_schema())]))
         }
@@ -273,7 +314,9 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
             }
         },
         Command::Load { file, load } => cmd_load(&file, &load),
-        Command::Render { file, inputs, load, format, raw } => cmd_render(&file, &inputs, &load, format, raw),
+        Command::Render { file, inputs, load, format, raw, strict, sample } => {
+            cmd_render(&file, &inputs, &load, RenderFlags { format, raw, strict, sample }, reporter)
+        }
         Command::Compile { file, inputs, load, provider, api, model, reasoning_model } => {
             let target = Overrides { provider: provider.as_deref(), api: api.as_deref(), model, reasoning_model };
             cmd_compile(&file, &inputs, &load, target, reporter)
@@ -283,6 +326,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stops early (`| head`) is not an error.
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Reported(code)) => ExitCode::from(code),
         Err(Failure::Message(message)) => {
             reporter.fail(&message);
             ExitCode::from(EXIT_FAILURE)
@@ -309,8 +353,13 @@ pub(crate) fn load_prompt_with(
     host: &dyn prompty_syntax::Host,
     lint: bool,
 ) -> Result<(Prompt, Arc<str>), Failure> {
-    let bytes = read_source(file, host).map_err(|e| Failure::Message(e.to_string()))?;
-    let options = LoadOptions { path: Some(file.to_path_buf()), lint, ..load.options() };
+    let bytes = if is_stdin(file) {
+        // `-`: the prompt comes on standard input, size-capped as a file is.
+        inputs::read_limited(std::io::stdin().lock()).map_err(|e| Failure::Message(format!("standard input: {e}")))?
+    } else {
+        read_source(file, host).map_err(|e| Failure::Message(e.to_string()))?
+    };
+    let options = LoadOptions { path: prompt_path(file), lint, ..load.options() };
     let loaded = load_bytes(&bytes, host, &options);
     let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes));
     let errors: Vec<Message> =
@@ -320,6 +369,28 @@ pub(crate) fn load_prompt_with(
         _ if errors.is_empty() => Err(Failure::Message(format!("{}: cannot be loaded as a prompt", file.display()))),
         _ => Err(Failure::Diagnostics(errors)),
     }
+}
+
+/// Whether `file` is `-`: the prompt is read from standard input.
+pub(crate) fn is_stdin(file: &Path) -> bool {
+    file.as_os_str() == "-"
+}
+
+/// The path the loader resolves `${file:}` references from: none for standard input (the
+/// current folder is used).
+fn prompt_path(file: &Path) -> Option<PathBuf> {
+    (!is_stdin(file)).then(|| file.to_path_buf())
+}
+
+/// Refuses `-` for both the prompt and `--inputs`: standard input holds one of them.
+fn one_stdin(file: &Path, inputs: &InputArgs) -> Result<(), Failure> {
+    if is_stdin(file) && inputs.reads_stdin() {
+        return Err(Failure::Message(
+            "standard input holds the prompt (`-`) or the inputs (`--inputs -`), not both; put the inputs in a file"
+                .to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 fn cmd_load(file: &Path, load: &LoadArgs) -> Result<(), Failure> {
@@ -335,39 +406,153 @@ fn print_json(value: &serde_json::Value) -> Result<(), Failure> {
     Ok(())
 }
 
+/// How `render` renders and what it prints.
+struct RenderFlags {
+    format: Option<RenderFormat>,
+    raw: bool,
+    strict: bool,
+    sample: bool,
+}
+
 fn cmd_render(
     file: &Path,
     inputs: &InputArgs,
     load: &LoadArgs,
-    format: Option<RenderFormat>,
-    raw: bool,
+    flags: RenderFlags,
+    reporter: &Reporter,
 ) -> Result<(), Failure> {
-    let given = inputs.collect()?;
+    one_stdin(file, inputs)?;
     // A preview needs no connection: an unset `${env:}` value stays `${env:NAME}`.
     let (prompt, text) = load_prompt_with(file, load, &cli_host(), true)?;
+    let given = inputs.collect(&prompt)?;
     let renderer = Renderer::with_options(prompt, load.render_options(text.clone()))
         .map_err(|e| render_failure(file, &text, &e))?;
     warn_undeclared(file, renderer.prompt(), &given);
+    let values = if flags.sample { sample_inputs(renderer.prompt(), &given) } else { given.clone() };
+    if !flags.sample {
+        note_sample(file, renderer.prompt(), &given);
+    }
     let format =
-        format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });
-    let mut out = std::io::stdout().lock();
-    if raw {
-        let rendered = renderer.render_text(&given).map_err(|e| render_failure(file, &text, &e))?;
+        flags.format.unwrap_or(if std::io::stdout().is_terminal() { RenderFormat::Text } else { RenderFormat::Json });
+    // Rendered before anything is printed: `--strict` prints nothing when it fails.
+    let output = if flags.raw {
+        let rendered = renderer.render_text(&values).map_err(|e| render_failure(file, &text, &e))?;
         match format {
-            RenderFormat::Json => writeln!(out, "{}", serde_json::Value::String(rendered))?,
-            RenderFormat::Text => write!(out, "{rendered}")?,
+            RenderFormat::Json => format!("{}\n", serde_json::Value::String(rendered)),
+            RenderFormat::Text => rendered,
         }
-        return Ok(());
-    }
-    let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
-    match format {
-        RenderFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &messages)?;
-            writeln!(out)?;
+    } else {
+        let messages = renderer.prepare(&values).map_err(|e| render_failure(file, &text, &e))?;
+        match format {
+            RenderFormat::Json => format!("{}\n", serde_json::to_string_pretty(&messages)?),
+            RenderFormat::Text => prompty_render::messages_to_text(&messages),
         }
-        RenderFormat::Text => write!(out, "{}", prompty_render::messages_to_text(&messages))?,
+    };
+    // Only a template that reads a name with no input and no value can have rendered one
+    // as empty text: the linter's closer look is needed then only.
+    let declared =
+        |name: &String| values.contains_key(name) || renderer.prompt().inputs.iter().flatten().any(|p| &p.name == name);
+    if !renderer.template_variables().iter().all(declared)
+        && !rendered_empty(file, &text, load, &values, flags.strict, reporter)
+    {
+        return Err(Failure::Reported(1));
     }
+    std::io::stdout().lock().write_all(output.as_bytes())?;
     Ok(())
+}
+
+/// The values the editor preview renders with: a v1 file's `sample:` (promptflow reads it
+/// as the inputs), the given values over it, then each input's `example` where it has
+/// neither a value nor a default.
+fn sample_inputs(
+    prompt: &Prompt,
+    given: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut values = serde_json::Map::new();
+    if prompt.profile == Profile::Promptflow
+        && let Some(sample) = prompt.legacy.as_ref().and_then(|l| l.sample.as_ref()).and_then(|s| s.as_object())
+    {
+        values.extend(sample.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    values.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+    for p in prompt.inputs.iter().flatten() {
+        if !values.contains_key(&p.name)
+            && p.default.is_none()
+            && let Some(example) = &p.example
+        {
+            values.insert(p.name.clone(), example.clone());
+        }
+    }
+    values
+}
+
+/// Says which inputs have an `example` (a v1 input's `sample:`) that this render leaves
+/// out, having neither a value nor a default: `--sample` renders with them, as the editor
+/// preview does.
+fn note_sample(file: &Path, prompt: &Prompt, given: &serde_json::Map<String, serde_json::Value>) {
+    // A v1 file's top-level `sample:` stands in for every input when none is given, and
+    // is left out entirely when some are (as promptflow does).
+    let top_sample = prompt.legacy.as_ref().and_then(|l| l.sample.as_ref()).and_then(serde_json::Value::as_object);
+    if let Some(sample) = top_sample.filter(|_| prompt.profile == Profile::Promptflow) {
+        if given.is_empty() {
+            return;
+        }
+        if sample.keys().any(|k| !given.contains_key(k)) {
+            eprintln!(
+                "note: {}: the file's `sample:` is not used when inputs are given (as promptflow does); `--sample` renders with it under the given values",
+                file.display()
+            );
+        }
+    }
+    let left: Vec<String> = prompt
+        .inputs
+        .iter()
+        .flatten()
+        .filter(|p| p.example.is_some() && p.default.is_none() && !given.contains_key(&p.name))
+        .map(|p| format!("`{}`", prompt.secrets.show(&p.name)))
+        .collect();
+    if !left.is_empty() {
+        eprintln!(
+            "note: {}: {} {} an example (v1: `sample`) and no value; `--sample` renders with the examples, as the editor preview does",
+            file.display(),
+            left.join(", "),
+            if left.len() == 1 { "has" } else { "have" }
+        );
+    }
+}
+
+/// Reports each variable no input declares that has no value in `values`, and so renders
+/// as empty text: a warning, or with `strict` an error. Returns whether rendering goes on.
+fn rendered_empty(
+    file: &Path,
+    text: &Arc<str>,
+    load: &LoadArgs,
+    values: &serde_json::Map<String, serde_json::Value>,
+    strict: bool,
+    reporter: &Reporter,
+) -> bool {
+    let options = LoadOptions { path: prompt_path(file), lint: true, ..load.options() };
+    let loaded = load_bytes(text.as_bytes(), &cli_host(), &options);
+    let empty: Vec<_> = prompty_lint::undeclared_variables(text, &loaded)
+        .into_iter()
+        .filter(|v| !values.contains_key(&v.name))
+        .collect();
+    let Some(code) = prompty_lint::rule("PL001").map(|r| r.code) else { return true };
+    let severity = if strict { prompty_syntax::Severity::Error } else { prompty_syntax::Severity::Warning };
+    for v in &empty {
+        let d = prompty_syntax::Diagnostic::new(
+            code,
+            severity,
+            v.span.clone(),
+            format!("`{}` is read by the template but no input declares it: it rendered as empty text", v.name),
+        )
+        .with_help(format!(
+            "declare it under `inputs:`, or give it a value (--set {}=...); `prompty check` reports it too",
+            v.name
+        ));
+        reporter.emit(&report::at(file, text, d));
+    }
+    !strict || empty.is_empty()
 }
 
 fn cmd_compile(
@@ -378,8 +563,9 @@ fn cmd_compile(
     reporter: &Reporter,
 ) -> Result<(), Failure> {
     let Overrides { provider, api, model, reasoning_model } = overrides;
-    let given = inputs.collect()?;
+    one_stdin(file, inputs)?;
     let (renderer, text) = load_renderer(file, load)?;
+    let given = inputs.collect(renderer.prompt())?;
     warn_undeclared(file, renderer.prompt(), &given);
     let messages = renderer.prepare(&given).map_err(|e| render_failure(file, &text, &e))?;
     let mut target = prompty_wire::Target::new();

@@ -113,7 +113,6 @@ pub(crate) struct Entry {
     /// What SARIF says of it.
     pub(crate) rule: Rule,
     /// Which part of the toolkit reports it (groups `docs/diagnostics.md`).
-    #[cfg_attr(not(test), allow(dead_code, reason = "read by the docs generator, a test"))]
     pub(crate) origin: &'static str,
 }
 
@@ -150,6 +149,12 @@ pub(crate) fn catalog() -> Vec<Entry> {
     all.extend(prompty_config::codes::ALL.iter().map(|i| from_info(i, "config")));
     all.extend(prompty_client::codes::ALL.iter().map(|i| from_info(i, "client")));
     all
+}
+
+/// The body of a code's section in `docs/diagnostics.md` (and of `prompty rule CODE`):
+/// its severity and what it means.
+pub(crate) fn code_section(r: &Rule) -> String {
+    format!("Severity: {}.\n\n{}\n", r.severity, r.summary)
 }
 
 /// `docs/diagnostics.md`: every code that is not a lint rule, grouped by the part of the
@@ -201,13 +206,16 @@ pub(crate) fn diagnostics_markdown() -> String {
     out.push_str("the form `--error-format` names: `human` (default), `json` (one object per line, `line` and\n");
     out.push_str("`column` null when the diagnostic is about the file as a whole), `github` (workflow\n");
     out.push_str("annotations) or `sarif` (one SARIF 2.1.0 log, written when the command ends). Codes are\n");
-    out.push_str("stable: they are never renumbered, only added.\n");
+    out.push_str("stable: they are never renumbered, only added. `prompty rule CODE` prints a code's section\n");
+    out.push_str("offline. The JSON form's `url` and SARIF's `helpUri` link a code's section only in a build\n");
+    out.push_str("that says where these pages are published (`PROMPTY_DOCS_URL`); otherwise `url` is `null`,\n");
+    out.push_str("SARIF leaves `helpUri` out and carries the text in each rule's `help`.\n");
     let catalog = catalog();
     for (origin, title, about) in groups {
         let _ = write!(out, "\n## {title}\n\n{about}\n");
         for e in catalog.iter().filter(|e| e.origin == origin) {
             let r = &e.rule;
-            let _ = write!(out, "\n### {} {}\n\nSeverity: {}.\n\n{}\n", r.code.id, r.code.name, r.severity, r.summary);
+            let _ = write!(out, "\n### {} {}\n\n{}", r.code.id, r.code.name, code_section(r));
         }
     }
     out
@@ -258,7 +266,8 @@ mod tests {
         }
     }
 
-    /// In the SARIF log, every rule has a link to its section and its default level is
+    /// In the SARIF log, every rule has its documentation (and a link only to published
+    /// pages) and its default level is
     /// the code's severity; every result's level is its diagnostic's severity.
     #[test]
     fn sarif_levels_match_severities_and_rules_link_their_docs() {
@@ -280,8 +289,14 @@ mod tests {
             let code = e.rule.code;
             assert_eq!(rule["id"], code.id);
             assert_eq!(rule["defaultConfiguration"]["level"], sarif_level(e.rule.severity), "{}", code.id);
-            let uri = rule["helpUri"].as_str().expect("helpUri");
-            assert_eq!(uri, prompty_report::doc_url(prompty_report::DOCS_URL, code));
+            // A link only where the pages are published (not in this build: no dead link);
+            // the documentation itself is in `help`, with how to read it offline.
+            assert_eq!(
+                rule["helpUri"].as_str().map(str::to_owned),
+                prompty_report::doc_url(prompty_report::DOCS_URL, code)
+            );
+            let help = rule["help"]["text"].as_str().expect("help");
+            assert!(help.ends_with(&format!("`prompty rule {}` prints this documentation.", code.id)), "{help}");
         }
         let levels: Vec<&str> = catalog.iter().map(|e| sarif_level(e.rule.severity)).collect();
         for level in ["error", "warning", "note"] {

@@ -162,8 +162,8 @@ impl From<Failure> for RunFailure {
 }
 
 pub(crate) fn run(args: &RunArgs, reporter: &crate::report::Reporter) -> Result<(), RunFailure> {
-    let given = args.inputs.collect()?;
     let (renderer, text) = load_renderer(&args.file, &args.load)?;
+    let given = args.inputs.collect(renderer.prompt())?;
     warn_undeclared(&args.file, renderer.prompt(), &given);
     let messages = renderer.prepare(&given).map_err(|e| render_failure(&args.file, &text, &e))?;
     let compiled = prompty_wire::compile(renderer.prompt(), &messages, args.target.target()?)

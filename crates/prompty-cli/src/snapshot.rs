@@ -42,10 +42,16 @@ pub(crate) struct SnapshotArgs {
     /// Remove stale snapshots (of removed prompts and cases) and nothing else.
     #[arg(long, conflicts_with_all = ["review", "accept", "reject"])]
     prune: bool,
-    /// Show each pending `.snap.new` with its diff and ask: accept, reject or skip.
+    /// Show each pending `.snap.new` with its diff, and each stale snapshot (of a removed
+    /// prompt or case), and ask: accept, reject or skip.
     #[arg(long, conflicts_with_all = ["accept", "reject"])]
     review: bool,
-    /// Accept every pending `.snap.new` file.
+    /// Write `<name>.cases.yaml` beside each prompt that has none, one case `example` with
+    /// each input's example, else its default, else an empty value to fill in; existing
+    /// cases files are left alone.
+    #[arg(long, conflicts_with_all = ["check", "update", "prune", "review", "accept", "reject"])]
+    init_cases: bool,
+    /// Accept every pending `.snap.new` file and remove every stale snapshot.
     #[arg(long, conflicts_with = "reject")]
     accept: bool,
     /// Reject (remove) every pending `.snap.new` file.
@@ -201,7 +207,18 @@ fn render_all(files: &[PathBuf], root: &Path, dir: &Path, load: &LoadArgs) -> Re
                         (Some(_), _) | (None, None) => render_failure(file, &text, &e).text(),
                         (None, Some(at)) => format!("{at}: {e}"),
                     };
-                    let message = format!("{located} (case `{}`)", diff::visible(&case.name));
+                    let mut message = format!("{located} (case `{}`)", diff::visible(&case.name));
+                    if case.at.is_none() && e.kind() == prompty_render::ErrorKind::MissingInputs {
+                        // No cases file: the defaults are all there is, and they do not fill
+                        // every required input.
+                        let _ = write!(
+                            message,
+                            "\n  help: {} has no cases file, so it is rendered with its defaults; write the values of each case in {} (`case_name:` then `input: value` lines), or run `prompty snapshot --init-cases {}` to start one from the inputs' defaults and examples",
+                            file.display(),
+                            file.with_extension("cases.yaml").display(),
+                            file.display()
+                        );
+                    }
                     out.kept_paths.insert(path);
                     fail(&mut out, Some(case.name), message);
                 }
@@ -291,6 +308,125 @@ fn absolute_rel(p: &str) -> String {
     parts.join("/")
 }
 
+/// The snapshots of prompts in `scope` that no rendering of theirs writes any more (their
+/// prompt or case was removed or renamed), for `--review` and `--accept`.
+fn stale_snapshots(args: &SnapshotArgs, paths: &[PathBuf], root: &Path, scope: &Scope) -> Result<Vec<Found>, String> {
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for p in paths {
+        collect_all(p, &mut files, &mut unreadable)?;
+    }
+    if let Some(e) = unreadable.into_iter().next() {
+        return Err(e);
+    }
+    let rendered = render_all(&files, root, &args.dir, &args.load);
+    let expected: HashSet<&Path> = rendered.renderings.iter().map(|r| r.path.as_path()).collect();
+    let kept = |f: &Found| {
+        rendered.kept_paths.contains(&f.path)
+            || f.header.input_file.as_deref().is_some_and(|p| rendered.kept_prompts.contains(&absolute_rel(p)))
+    };
+    Ok(store::walk(&args.dir)?
+        .into_iter()
+        .filter(|f| !f.pending && scope.covers_found(f) && !expected.contains(f.path.as_path()) && !kept(f))
+        .collect())
+}
+
+/// `--init-cases`: a cases file for each prompt under `paths` that has none.
+fn init_cases(paths: &[PathBuf], load: &LoadArgs, stderr: &mut std::io::StderrLock<'_>) -> ExitCode {
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for p in paths {
+        if let Err(e) = collect_all(p, &mut files, &mut unreadable) {
+            let _ = writeln!(stderr, "error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let mut failed = unreadable.len();
+    for e in &unreadable {
+        let _ = writeln!(stderr, "error: {e}");
+    }
+    let (mut written, mut kept) = (0usize, 0usize);
+    for file in &files {
+        let sidecar = file.with_extension("cases.yaml");
+        if sidecar.exists() || store::is_symlink(&sidecar) {
+            kept += 1;
+            continue;
+        }
+        let prompt = match load_prompt_with(file, load, &no_env_host(), true) {
+            Ok((prompt, _)) => prompt,
+            Err(f) => {
+                let _ = writeln!(stderr, "error: {}", f.text());
+                failed += 1;
+                continue;
+            }
+        };
+        let (text, to_fill) = cases_text(file, &prompt);
+        match crate::files::create_new(&sidecar, text.as_bytes()) {
+            Ok(()) => {
+                written += 1;
+                let fill = if to_fill.is_empty() {
+                    String::new()
+                } else {
+                    format!("; fill in {}", to_fill.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+                };
+                let _ = writeln!(stderr, "wrote {}{fill}", sidecar.display());
+            }
+            Err(e) => {
+                let _ = writeln!(stderr, "error: {}: {e}", sidecar.display());
+                failed += 1;
+            }
+        }
+    }
+    let _ = writeln!(
+        stderr,
+        "{written} cases file{} written, {kept} kept as they are{}; review them, then `prompty snapshot --update`",
+        if written == 1 { "" } else { "s" },
+        if failed > 0 { format!(", {failed} failed") } else { String::new() }
+    );
+    if failed > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS }
+}
+
+/// The text of a new cases file for `prompt`: one case, `example`, with each input's
+/// example (a v1 file's top-level `sample`, an input's `example` or v1 `sample`), else its
+/// default, else an empty value of its kind marked to fill in. Also returns the inputs
+/// left to fill in. Values are written as JSON, which YAML reads as written.
+fn cases_text(file: &Path, prompt: &prompty_syntax::Prompt) -> (String, Vec<String>) {
+    use prompty_syntax::PropertyKind;
+    let sample = prompt.legacy.as_ref().and_then(|l| l.sample.as_ref()).and_then(Value::as_object);
+    let mut out = format!(
+        "# Input cases of {}: each top-level key is a case, rendered by `prompty snapshot`\n# into snapshots/.../<prompt>@<case>.snap. Add a case for each situation worth reviewing.\n",
+        file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned())
+    );
+    out.push_str("example:\n");
+    let mut to_fill = Vec::new();
+    let inputs: Vec<&prompty_syntax::Property> = prompt.inputs.iter().flatten().collect();
+    if inputs.is_empty() {
+        out.push_str("  {}\n");
+    }
+    for p in inputs {
+        let key = serde_json::Value::String(p.name.clone()).to_string();
+        let key = if p.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') { p.name.clone() } else { key };
+        let value = sample.and_then(|s| s.get(&p.name)).or(p.example.as_ref()).or(p.default.as_ref());
+        match value {
+            Some(v) => {
+                let _ = writeln!(out, "  {key}: {}", serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned()));
+            }
+            None => {
+                let empty = match p.kind {
+                    PropertyKind::Integer | PropertyKind::Float => "0",
+                    PropertyKind::Boolean => "false",
+                    PropertyKind::Array | PropertyKind::Thread => "[]",
+                    PropertyKind::Object => "{}",
+                    _ => "\"\"",
+                };
+                let _ = writeln!(out, "  {key}: {empty}  # TODO: no example or default; give a value");
+                to_fill.push(p.name.clone());
+            }
+        }
+    }
+    (out, to_fill)
+}
+
 /// How a rendering compares with its snapshot.
 enum Status {
     Same,
@@ -303,6 +439,10 @@ pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
     let root = absolute(&args.root);
     let scope = Scope::new(&paths, &root);
     let color = args.color.for_stdout();
+    let mut stderr = std::io::stderr().lock();
+    if args.init_cases {
+        return init_cases(&paths, &args.load, &mut stderr);
+    }
     if args.review || args.accept || args.reject {
         let action = if args.accept {
             review::Action::Accept
@@ -312,9 +452,22 @@ pub(crate) fn run(args: &SnapshotArgs) -> ExitCode {
             review::Action::Ask
         };
         let all = args.paths.is_empty();
-        return review::run(&args.dir, &|f: &Found| all || scope.covers_found(f), action, color);
+        // Stale snapshots are found by rendering the prompts, as `--check` does; a
+        // rejected removal keeps the file (and `--check` still reports it).
+        let stale = if action == review::Action::Reject {
+            Vec::new()
+        } else {
+            match stale_snapshots(args, &paths, &root, &scope) {
+                Ok(stale) => stale,
+                Err(e) => {
+                    let _ = writeln!(stderr, "error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        };
+        drop(stderr);
+        return review::run(&args.dir, &|f: &Found| all || scope.covers_found(f), &stale, action, color);
     }
-    let mut stderr = std::io::stderr().lock();
     let mut files = Vec::new();
     let mut unreadable = Vec::new();
     for p in &paths {

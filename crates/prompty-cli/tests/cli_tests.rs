@@ -4,3 +4,92 @@
 fn cli_tests() {
     trycmd::TestCases::new().case("tests/cmd/*.toml");
 }
+
+use std::path::Path;
+use std::process::Command;
+
+use prompty_test_support::TempDir;
+
+fn prompty(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_prompty"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("AZURE_OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .expect("the prompty binary runs")
+}
+
+/// `prompty new NAME` writes a v2 prompt that `check` passes without a finding, that
+/// renders and compiles with no API key set, and is never written over.
+#[test]
+fn new_prompt_passes_check_and_is_not_overwritten() {
+    let tmp = TempDir::new("new-prompt");
+    let out = prompty(tmp.path(), &["new", "prompts/summarize"]);
+    assert!(!out.status.success(), "the folder does not exist yet");
+    std::fs::create_dir(tmp.path().join("prompts")).expect("mkdir");
+    let out = prompty(tmp.path(), &["new", "prompts/summarize"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = tmp.path().join("prompts/summarize.prompty");
+    let text = std::fs::read_to_string(&file).expect("written");
+    assert!(text.starts_with("---\nname: summarize\n"), "{text}");
+    let check = prompty(tmp.path(), &["check", "prompts/summarize.prompty"]);
+    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(check.stdout.is_empty(), "no finding: {}", String::from_utf8_lossy(&check.stdout));
+    let compile = prompty(tmp.path(), &["compile", "prompts/summarize.prompty"]);
+    assert_eq!(compile.status.code(), Some(0), "{}", String::from_utf8_lossy(&compile.stderr));
+    std::fs::write(&file, "mine\n").expect("write");
+    let again = prompty(tmp.path(), &["new", "prompts/summarize.prompty"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already; left as it is"));
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "mine\n");
+}
+
+/// Each shell's completion script names the subcommands; the manual page has every one.
+#[test]
+fn completions_for_each_shell_and_the_manual_page() {
+    let tmp = TempDir::new("completions");
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = prompty(tmp.path(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        for command in ["check", "render", "snapshot", "rule", "new"] {
+            assert!(script.contains(command), "{shell}: no `{command}`");
+        }
+    }
+    let bad = prompty(tmp.path(), &["completions", "tcsh"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let man = prompty(tmp.path(), &["man"]);
+    let page = String::from_utf8_lossy(&man.stdout);
+    assert!(page.contains(".TH prompty 1") && page.contains("completions"), "{page}");
+}
+
+/// `fmt --diff` and `fmt --check` change nothing; `fmt` then makes the diff true.
+#[test]
+fn fmt_diff_writes_nothing_and_matches_what_fmt_writes() {
+    let tmp = TempDir::new("fmt-diff");
+    let messy =
+        "---\ninputs:\n  q: {kind: string, default: Why?}\nname: messy\n---\nsystem :  \nBe brief.\nuser:\n{{ q }}\n";
+    let file = tmp.path().join("messy.prompty");
+    std::fs::write(&file, messy).expect("write");
+    let diff = prompty(tmp.path(), &["fmt", "--diff", "messy.prompty"]);
+    assert_eq!(diff.status.code(), Some(1));
+    let check = prompty(tmp.path(), &["fmt", "--check", "messy.prompty"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(check.stdout, diff.stdout, "--check prints the same diff");
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), messy, "nothing written");
+    assert_eq!(prompty(tmp.path(), &["fmt", "messy.prompty"]).status.code(), Some(0));
+    let formatted = std::fs::read_to_string(&file).expect("read");
+    // The diff's `+` and context lines are the formatted file.
+    let after: String = String::from_utf8_lossy(&diff.stdout)
+        .lines()
+        .skip(3)
+        .filter(|l| !l.starts_with('-'))
+        .map(|l| format!("{}\n", &l[1..]))
+        .collect();
+    assert_eq!(after, formatted);
+    let clean = prompty(tmp.path(), &["fmt", "--diff", "messy.prompty"]);
+    assert_eq!((clean.status.code(), clean.stdout.is_empty()), (Some(0), true));
+}

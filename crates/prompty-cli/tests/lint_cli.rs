@@ -1,6 +1,7 @@
 //! `prompty check` as a linter: output formats (SARIF validated against the official 2.1.0
 //! schema, GitHub workflow commands), `--fix`, `prompty.toml`, inline suppressions, and the
-//! shipped prompts and conformance corpora checked without error-level findings.
+//! shipped prompts checked without findings, and the conformance corpora with exactly the
+//! findings recorded for them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -122,7 +123,7 @@ fn github_annotations() {
     assert_eq!(
         lines.first().copied(),
         Some(
-            "::warning file=PL008_fires.prompty,line=6,col=1,endLine=6,endColumn=24,title=PL008::`system:` has text after the colon, so this line starts no message%0Ahelp: put `system:` alone on its line and the text on the next"
+            "::error file=PL008_fires.prompty,line=6,col=1,endLine=6,endColumn=24,title=PL008::`system:` has text after the colon, so this line starts no message%0Ahelp: put `system:` alone on its line and the text on the next"
         )
     );
     assert!(lines.iter().any(|l| l.starts_with("::error file=PL012_fires.prompty,line=10,col=10,")), "{}", run.stdout);
@@ -136,7 +137,7 @@ fn fix_rewrites_only_the_fixed_bytes() {
     // Every fix here changes the messages (a new system message, a new user message,
     // unescaped values): none is applied without --unsafe-fixes.
     let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
-    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, Some(1), "the findings remain: {}{}", run.stdout, run.stderr);
     assert_eq!(std::fs::read_to_string(&file).expect("read"), original);
     assert!(run.stderr.contains("fixed 0 problems"), "{}", run.stderr);
     assert!(
@@ -145,7 +146,7 @@ fn fix_rewrites_only_the_fixed_bytes() {
         run.stderr
     );
     let run = prompty(tmp.path(), &["check", "--fix", "--unsafe-fixes", "a.prompty"]);
-    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, Some(1), "the trailing whitespace remains: {}{}", run.stdout, run.stderr);
     let fixed = std::fs::read_to_string(&file).expect("read");
     assert_eq!(
         fixed,
@@ -160,6 +161,7 @@ fn fix_rewrites_only_the_fixed_bytes() {
     assert!(run.stderr.contains("fixed 1 problem"), "{}", run.stderr);
     let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
     assert!(run.stderr.contains("0 errors, 0 warnings, fixed 0 problems"), "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
 
 #[test]
@@ -178,9 +180,10 @@ fn check_says_which_fixes_need_unsafe_fixes() {
     let run = prompty(tmp.path(), &["check", "--format", "concise", "a.prompty"]);
     assert!(run.stdout.contains("[PL007] (fixable with --fix --unsafe-fixes)"), "{}", run.stdout);
     assert!(run.stdout.contains("[PL019] (fixable with --fix)"), "{}", run.stdout);
-    // --fix applies the safe fix only: `Sytem:` stays text of no message of its own.
+    // --fix applies the safe fix only: `Sytem:` stays text of no message of its own, an
+    // error that fails the check.
     let run = prompty(tmp.path(), &["check", "--fix", "a.prompty"]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(&file).expect("read"), "---\nname: t\n---\nSytem:\nBe brief.\nuser:\nhi\n");
     assert!(run.stderr.contains("fixed 1 problem"), "{}", run.stderr);
     assert!(run.stderr.contains("note: 1 unsafe fix is available with --fix --unsafe-fixes"), "{}", run.stderr);
@@ -222,7 +225,7 @@ fn config_selects_per_path_and_reports_bad_config() {
         "[lint]\nignore = [\"PL019\"]\n\n[[lint.per-path]]\nglob = \"prompts/legacy/**\"\nignore = [\"undeclared-variable\"]\n",
     );
     let run = prompty(tmp.path(), &["check", "--format", "json", "prompts"]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stdout.contains("\"file\":\"prompts/a.prompty\"") && run.stdout.contains("PL001"));
     assert!(!run.stdout.contains("prompts/legacy/b.prompty"), "{}", run.stdout);
     // The nearest file wins: one in the folder itself turns everything back on.
@@ -283,30 +286,62 @@ fn list_rules() {
 }
 
 #[test]
-fn shipped_prompts_and_corpora_have_no_error_level_findings() {
+fn shipped_prompts_have_no_findings() {
     let root = workspace();
-    let mut paths = vec![root.join("prompts")];
-    for corpus in ["../shared/conformance/prompty-spec/fixtures", "../shared/conformance/azure-eval/prompts"] {
-        let p = root.join(corpus);
-        if p.is_dir() {
-            paths.push(p);
-        }
+    let run = prompty(&root, &["check", "--format", "json", "prompts"]);
+    assert_eq!(run.stdout, "", "the bundled prompts have findings");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+/// The reference prompts (the spec's fixtures and azure-ai-evaluation's v1 prompts) are
+/// checked as they are published: each finding is listed here by file and code, with why the
+/// file has it, and nothing else is reported. The README's second command shows them.
+#[test]
+fn reference_prompts_have_exactly_the_recorded_findings() {
+    let root = workspace();
+    let expected: &[(&str, &str, &str, &str)] = &[
+        // The spec's tool fixtures read `question` without declaring any input.
+        ("prompty-spec/fixtures/tools_mcp.prompty", "PL001", "error", "`question`"),
+        ("prompty-spec/fixtures/tools_openapi.prompty", "PL001", "error", "`question`"),
+        // These evaluators declare `tool_definitions` for their callers but never render it.
+        (
+            "azure-eval/prompts/1.13.3__intent_resolution__intent_resolution.prompty",
+            "PL002",
+            "warning",
+            "`tool_definitions`",
+        ),
+        (
+            "azure-eval/prompts/1.13.3__task_completion__task_completion.prompty",
+            "PL002",
+            "warning",
+            "`tool_definitions`",
+        ),
+    ];
+    let corpora = ["../shared/conformance/prompty-spec/fixtures", "../shared/conformance/azure-eval/prompts"];
+    for corpus in corpora {
+        assert!(root.join(corpus).is_dir(), "{corpus} is missing: the conformance suites must sit beside the project");
     }
-    for p in paths {
-        let run = prompty(&root, &["check", "--format", "json", &p.to_string_lossy()]);
-        let errors: Vec<&str> = run.stdout.lines().filter(|l| l.contains("\"severity\":\"error\"")).collect();
-        assert!(errors.is_empty(), "{}:\n{}", p.display(), errors.join("\n"));
-        assert_eq!(run.code, Some(0), "{}: {}", p.display(), run.stderr);
-        // Keep noise low: no file gets more than a handful of lint warnings.
-        let mut per_file = std::collections::BTreeMap::<String, usize>::new();
-        for line in run.stdout.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).expect("json");
-            if v["code"].as_str().is_some_and(|c| c.starts_with("PL")) {
-                *per_file.entry(v["file"].as_str().unwrap_or("").to_owned()).or_default() += 1;
-            }
-        }
-        assert!(per_file.values().all(|&n| n <= 3), "{per_file:?}");
+    let run = prompty(&root, &["check", "--format", "json", corpora[0], corpora[1]]);
+    let found: Vec<(String, String, String, String)> = run
+        .stdout
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            let field = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+            (field("file"), field("code"), field("severity"), field("message"))
+        })
+        .collect();
+    assert_eq!(found.len(), expected.len(), "{}", run.stdout);
+    for ((file, code, severity, message), (want_file, want_code, want_severity, about)) in found.iter().zip(expected) {
+        assert!(file.ends_with(want_file), "{file} is not {want_file}");
+        assert_eq!((code.as_str(), severity.as_str()), (*want_code, *want_severity), "{file}");
+        assert!(message.contains(about), "{file}: {message}");
     }
+    // Errors among them: the check fails, as it must.
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let shown = prompty(&root, &["check", "--exit-zero", "--format", "concise", corpora[0], corpora[1]]);
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    assert_eq!(shown.stdout.lines().count(), expected.len(), "{}", shown.stdout);
 }
 
 /// The codes of `check --format json` output, in order.
@@ -379,7 +414,7 @@ fn input_cases_are_checked_beside_their_prompt() {
     let run = prompty(tmp.path(), &["check", "--format", "concise", "s.prompty"]);
     assert_eq!(run.code, Some(1), "a case without a required input is an error: {}", run.stdout);
     assert!(run.stdout.contains("s.cases.yaml:1:1: error: case `short` lacks the required input `text` [PL027]"));
-    assert!(run.stdout.contains("s.cases.yaml:2:3: warning: case `short` gives `txt`"), "{}", run.stdout);
+    assert!(run.stdout.contains("s.cases.yaml:2:3: error: case `short` gives `txt`"), "{}", run.stdout);
     assert!(run.stdout.contains("did you mean") || run.stdout.contains("`txt`"));
     // A value of another kind than the input declares.
     tmp.write(
@@ -391,7 +426,7 @@ fn input_cases_are_checked_beside_their_prompt() {
     assert!(
         kinds
             .stdout
-            .contains("k.cases.yaml:6:6: warning: case `bad` gives `n` a string, but its kind is `integer` [PL027]"),
+            .contains("k.cases.yaml:6:6: error: case `bad` gives `n` a string, but its kind is `integer` [PL027]"),
         "{}",
         kinds.stdout
     );
@@ -436,4 +471,36 @@ fn standard_input_is_read_up_to_the_size_limit() {
     let fix = prompty(tmp.path(), &["check", "--fix", "-"]);
     assert_eq!(fix.code, Some(2));
     assert!(fix.stderr.contains("--fix cannot rewrite standard input"), "{}", fix.stderr);
+}
+
+/// `prompty rule --all` prints every lint rule's documentation from the text compiled into
+/// the binary, and that text is docs/rules.md's, one heading level up: one source for both.
+#[test]
+fn rule_docs_offline_are_the_rules_page() {
+    let root = workspace();
+    let page = std::fs::read_to_string(root.join("docs/rules.md")).expect("docs/rules.md");
+    let run = prompty(&root, &["rule", "--all", "--format", "json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let rules: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    assert_eq!(rules.len(), prompty_lint::rules().count());
+    for rule in &rules {
+        let code = rule["code"].as_str().expect("code");
+        let docs = rule["docs"].as_str().expect("docs");
+        assert!(docs.contains("## What it does") && docs.contains("Severity: ") && docs.contains("Fix: "), "{code}");
+        let mut in_code = false;
+        let shifted: String = docs
+            .lines()
+            .map(|l| {
+                if l.starts_with("```") {
+                    in_code = !in_code;
+                }
+                if !in_code && l.starts_with('#') { format!("#{l}\n") } else { format!("{l}\n") }
+            })
+            .collect();
+        assert!(page.contains(&shifted), "{code}: docs/rules.md does not hold `prompty rule {code}`'s text");
+        let text = prompty(&root, &["rule", code]);
+        assert_eq!(text.stdout, docs, "{code}: text and JSON differ");
+    }
+    let all = prompty(&root, &["rule", "--all"]);
+    assert_eq!(all.stdout.matches("\n## What it does\n").count(), rules.len());
 }

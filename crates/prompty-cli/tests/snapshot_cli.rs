@@ -296,7 +296,7 @@ fn snapshot_reject_removes_every_pending_file_and_check_cleans_resolved_ones() {
     assert!(out.stderr.ends_with("0 accepted, 2 rejected, 0 skipped\n"), "{}", out.stderr);
     assert!(tmp.files("snapshots").iter().all(|f| f.ends_with(".snap")));
     let out = prompty(tmp.path(), &["snapshot", "--review"]);
-    assert_eq!((out.code, out.stderr.as_str()), (Some(0), "no pending snapshots under snapshots\n"));
+    assert_eq!((out.code, out.stderr.as_str()), (Some(0), "no pending or stale snapshots under snapshots\n"));
 }
 
 #[test]
@@ -543,4 +543,95 @@ fn snapshot_large_stale_file_is_found_by_its_header() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(out.stderr.ends_with("0 unchanged, 0 updated, 1 written, 1 removed\n"), "{}", out.stderr);
     assert_eq!(tmp.files("snapshots"), ["prompts/greet@default.snap"]);
+}
+
+/// A prompt whose required inputs have no cases file cannot be rendered on its defaults:
+/// the error says how to add cases, and `--init-cases` writes a cases file from the inputs'
+/// examples and defaults that renders, leaving an existing one alone.
+#[test]
+fn snapshot_missing_cases_hint_and_init_cases() {
+    let tmp = TempDir::new("init-cases");
+    tmp.write(
+        "prompts/ask.prompty",
+        "---\nname: ask\ninputs:\n  question: {kind: string, required: true, example: Why is the sky blue?}\n  tone: {kind: string, default: plain}\n  count: {kind: integer, required: true}\n---\nsystem:\nAnswer in a {{ tone }} tone, {{ count }} sentences.\nuser:\n{{ question }}\n",
+    );
+    tmp.write("prompts/kept.prompty", GREET);
+    tmp.write("prompts/kept.cases.yaml", "mine:\n  who: Grace\n");
+    let out = prompty(tmp.path(), &["snapshot", "--update", "prompts"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("Missing required input"), "{}", out.stderr);
+    assert!(out.stderr.contains("help: prompts/ask.prompty has no cases file"), "{}", out.stderr);
+    assert!(out.stderr.contains("`prompty snapshot --init-cases prompts/ask.prompty`"), "{}", out.stderr);
+
+    let out = prompty(tmp.path(), &["snapshot", "--init-cases", "prompts"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stderr.contains("wrote prompts/ask.cases.yaml; fill in `count`"), "{}", out.stderr);
+    assert!(out.stderr.contains("1 cases file written, 1 kept as they are"), "{}", out.stderr);
+    let written = std::fs::read_to_string(tmp.path().join("prompts/ask.cases.yaml")).expect("written");
+    assert!(written.contains("example:\n  question: \"Why is the sky blue?\"\n  tone: \"plain\"\n"), "{written}");
+    assert!(written.contains("  count: 0  # TODO"), "{written}");
+    let kept = std::fs::read_to_string(tmp.path().join("prompts/kept.cases.yaml")).expect("kept");
+    assert_eq!(kept, "mine:\n  who: Grace\n");
+    // The new file is a valid cases file: the prompts render and `check` has nothing to say.
+    let out = prompty(tmp.path(), &["snapshot", "--update", "prompts"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let snap = std::fs::read_to_string(tmp.path().join("snapshots/prompts/ask@example.snap")).expect("snapshot");
+    assert!(snap.contains("Answer in a plain tone, 0 sentences.\n") && snap.contains("Why is the sky blue?"), "{snap}");
+    let check = prompty(tmp.path(), &["check", "prompts"]);
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+    // A second run writes nothing.
+    let again = prompty(tmp.path(), &["snapshot", "--init-cases", "prompts"]);
+    assert!(again.stderr.contains("0 cases files written, 2 kept"), "{}", again.stderr);
+}
+
+/// A removed case leaves a stale snapshot: `--review` offers its removal (accepting
+/// removes it, rejecting keeps it), and `--accept` removes it.
+#[test]
+fn snapshot_review_offers_stale_snapshots() {
+    let tmp = project("review-stale");
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--update", "prompts"]).code, Some(0));
+    let ads = tmp.path().join("snapshots/prompts/team/greet@ads.snap");
+    assert!(ads.is_file());
+    tmp.write("prompts/team/greet.cases.yaml", "search:\n  team: Search\n");
+    let out = run(tmp.path(), &["snapshot", "--review", "--color", "never"], &[], "r\n");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("removed: prompts/team/greet.prompty case `ads` no longer renders to"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("-Welcome to Ads."), "{}", out.stdout);
+    assert!(ads.is_file(), "a rejected removal keeps the file");
+    assert!(out.stderr.contains("0 accepted, 1 rejected, 0 skipped"), "{}", out.stderr);
+    let out = run(tmp.path(), &["snapshot", "--review", "--color", "never"], &[], "a\n");
+    assert!(out.stderr.contains("1 accepted, 0 rejected, 0 skipped"), "{}", out.stderr);
+    assert!(!ads.exists(), "an accepted removal removes the file");
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--check", "prompts"]).code, Some(0));
+    // --accept removes stale snapshots along with accepting pending ones.
+    tmp.write("prompts/team/greet.cases.yaml", "ads:\n  team: Ads\n");
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--check", "prompts"]).code, Some(1));
+    let out = prompty(tmp.path(), &["snapshot", "--accept"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stderr.contains("removed stale snapshot"), "{}", out.stderr);
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--check", "prompts"]).code, Some(0), "everything accepted");
+}
+
+/// The scoring settings of a judge prompt are part of its snapshots: a changed threshold
+/// fails `--check` with the change in the diff.
+#[test]
+fn snapshot_evaluator_settings_are_part_of_the_snapshot() {
+    let tmp = TempDir::new("evaluator-settings");
+    let judge = |threshold: u8| {
+        format!(
+            "---\nname: judge\nmetadata:\n  evaluator:\n    answer: tags\n    range: [1, 5]\n    threshold: {threshold}\ninputs:\n  answer: {{kind: string, default: Paris}}\n---\nsystem:\nRate 1-5.\nuser:\n{{{{ answer }}}}\n"
+        )
+    };
+    tmp.write("prompts/judge.prompty", judge(3));
+    assert_eq!(prompty(tmp.path(), &["snapshot", "--update", "prompts"]).code, Some(0));
+    let snap = std::fs::read_to_string(tmp.path().join("snapshots/prompts/judge@default.snap")).expect("snapshot");
+    assert!(snap.contains("=== evaluator ===\n{\n  \"answer\": \"tags\""), "{snap}");
+    tmp.write("prompts/judge.prompty", judge(4));
+    let out = prompty(tmp.path(), &["snapshot", "--check", "--color", "never", "prompts"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stdout.contains("-  \"threshold\": 3\n+  \"threshold\": 4"), "{}", out.stdout);
 }

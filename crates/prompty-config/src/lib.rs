@@ -4,6 +4,8 @@
 //! [lint]
 //! select = ["ALL"]          # codes, prefixes (`PL0`, `P0`), rule names, or ALL (the default)
 //! ignore = ["PL019"]
+//! fail-on = "info"          # the least severe finding that fails `prompty check`:
+//!                           # "info" (the default: every finding), "warning" or "error"
 //!
 //! [[lint.per-path]]
 //! glob = "prompts/legacy/**"  # relative to the folder of prompty.toml
@@ -29,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobMatcher};
 use prompty_lint::Selection;
-use prompty_syntax::{Host, HostError};
+use prompty_syntax::{Host, HostError, Severity};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -45,6 +47,7 @@ pub struct Config {
     ignore: Vec<String>,
     per_path: Vec<PerPath>,
     allow_key_vars: Vec<String>,
+    fail_on: Option<Severity>,
 }
 
 #[derive(Debug)]
@@ -72,6 +75,7 @@ struct RawLint {
     select: Option<Vec<Spanned<String>>>,
     ignore: Option<Vec<Spanned<String>>>,
     per_path: Option<Vec<RawPerPath>>,
+    fail_on: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +95,7 @@ pub mod codes {
         UNKNOWN_SELECTOR = "PT003", "unknown-selector", Error, "A `select` or `ignore` entry matches no code.";
         BAD_GLOB = "PT004", "invalid-glob", Error, "A `[[lint.per-path]]` glob does not parse.";
         BAD_VARIABLE_NAME = "PT005", "invalid-variable-name", Error, "A `[run] allow-key-vars` entry is not an environment variable name.";
+        BAD_SEVERITY = "PT006", "invalid-fail-on", Error, "`[lint] fail-on` is not `info`, `warning` or `error`.";
     }
 }
 
@@ -221,7 +226,7 @@ impl Config {
             let help = if message.contains("unknown field `allow") || message.contains("expected `allow-key-vars`") {
                 "`[run]` takes `allow-key-vars`, a list of environment variable names"
             } else if message.contains("unknown field") {
-                "`[lint]` takes `select`, `ignore` and `[[lint.per-path]]` entries with `glob`, `select`, `ignore`"
+                "`[lint]` takes `select`, `ignore`, `fail-on` and `[[lint.per-path]]` entries with `glob`, `select`, `ignore`"
             } else {
                 "fix the TOML syntax"
             };
@@ -245,7 +250,31 @@ impl Config {
             allow_key_vars.push(name);
         }
         let Some(lint) = raw.lint else {
-            return Ok(Config { dir, select: None, ignore: Vec::new(), per_path: Vec::new(), allow_key_vars });
+            return Ok(Config {
+                dir,
+                select: None,
+                ignore: Vec::new(),
+                per_path: Vec::new(),
+                allow_key_vars,
+                fail_on: None,
+            });
+        };
+        let fail_on = match lint.fail_on {
+            None => None,
+            Some(item) => {
+                let span = item.span();
+                let value = item.into_inner();
+                Some(parse_severity(&value).ok_or_else(|| {
+                    located(
+                        codes::BAD_SEVERITY,
+                        path,
+                        text,
+                        Some(span),
+                        &format!("`fail-on = \"{value}\"` is not a severity"),
+                        "write \"info\" (every finding fails, the default), \"warning\" (warnings and errors fail) or \"error\" (only errors fail)",
+                    )
+                })?)
+            }
         };
         let select = match lint.select {
             Some(list) => Some(codes(path, text, Some(list))?),
@@ -275,7 +304,13 @@ impl Config {
                 ignore: codes(path, text, entry.ignore)?,
             });
         }
-        Ok(Config { dir, select, ignore, per_path, allow_key_vars })
+        Ok(Config { dir, select, ignore, per_path, allow_key_vars, fail_on })
+    }
+
+    /// `[lint] fail-on`: the least severe finding that makes `prompty check` fail, when the
+    /// file sets it (every finding fails when it does not).
+    pub fn fail_on(&self) -> Option<Severity> {
+        self.fail_on
     }
 
     /// The environment variables `[run] allow-key-vars` lets a prompt send as its API key
@@ -305,6 +340,26 @@ impl Config {
     }
 }
 
+/// A `fail-on` value: `info`, `warning` or `error`.
+pub fn parse_severity(value: &str) -> Option<Severity> {
+    match value {
+        "info" => Some(Severity::Info),
+        "warning" => Some(Severity::Warning),
+        "error" => Some(Severity::Error),
+        _ => None,
+    }
+}
+
+/// What `prompty check` applies to one file: the codes it reports and the least severe
+/// finding that fails it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LintSettings {
+    /// The codes to report.
+    pub selection: Selection,
+    /// `[lint] fail-on`, when the configuration sets it.
+    pub fail_on: Option<Severity>,
+}
+
 /// Finds and caches the nearest `prompty.toml` above each file.
 #[derive(Default)]
 pub struct Configs {
@@ -322,16 +377,31 @@ impl Configs {
         explicit: Option<&Path>,
         host: &dyn Host,
     ) -> Result<Selection, ConfigError> {
+        Ok(self.settings(file, explicit, host)?.selection)
+    }
+
+    /// The selection and `fail-on` for `file`, from `explicit` when given, else from the
+    /// nearest `prompty.toml` above it, else every code and no `fail-on`.
+    pub fn settings(
+        &mut self,
+        file: &Path,
+        explicit: Option<&Path>,
+        host: &dyn Host,
+    ) -> Result<LintSettings, ConfigError> {
         let path = match explicit {
             Some(p) => Some(p.to_path_buf()),
             None => self.find(file, host),
         };
-        let Some(path) = path else { return Ok(Selection::all()) };
+        let none = || LintSettings { selection: Selection::all(), fail_on: None };
+        let Some(path) = path else { return Ok(none()) };
         if !self.loaded.contains_key(&path) {
             let config = Config::load(&path, host)?;
             self.loaded.insert(path.clone(), config);
         }
-        Ok(self.loaded.get(&path).map_or_else(Selection::all, |c| c.selection(file, host)))
+        Ok(self
+            .loaded
+            .get(&path)
+            .map_or_else(none, |c| LintSettings { selection: c.selection(file, host), fail_on: c.fail_on }))
     }
 
     /// The configuration file that applies to `file`: the nearest `prompty.toml` in its
@@ -415,6 +485,30 @@ mod tests {
         let mut configs = Configs::default();
         assert_eq!(configs.find(Path::new("/w/a.prompty"), &host), None);
         assert_eq!(configs.selection(Path::new("/w/a.prompty"), None, &host), Ok(Selection::all()));
+    }
+
+    #[test]
+    fn fail_on_is_read_and_checked() {
+        let cfg = Path::new("/w/prompty.toml");
+        assert_eq!(Config::parse(cfg, "").expect("config").fail_on(), None);
+        assert_eq!(Config::parse(cfg, "[lint]\nselect = [\"ALL\"]\n").expect("config").fail_on(), None);
+        for (value, severity) in [("info", Severity::Info), ("warning", Severity::Warning), ("error", Severity::Error)]
+        {
+            let c = Config::parse(cfg, &format!("[lint]\nfail-on = \"{value}\"\n")).expect("config");
+            assert_eq!(c.fail_on(), Some(severity), "{value}");
+        }
+        let err = Config::parse(cfg, "[lint]\nfail-on = \"warnings\"\n").expect_err("bad value");
+        assert_eq!(err.code(), codes::BAD_SEVERITY);
+        assert!(
+            err.message().starts_with("/w/prompty.toml:2:11: `fail-on = \"warnings\"` is not a severity"),
+            "{}",
+            err.message()
+        );
+        let host =
+            MapHost::new().with_file("/w/prompty.toml", "[lint]\nfail-on = \"error\"\n").with_file("/w/a.prompty", "");
+        let settings = Configs::default().settings(Path::new("/w/a.prompty"), None, &host).expect("config");
+        assert_eq!(settings.fail_on, Some(Severity::Error));
+        assert_eq!(settings.selection, Selection::all());
     }
 
     #[test]

@@ -37,6 +37,27 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
+/// One rule's documentation in Markdown: `# PL001 undeclared-variable`, its severity and fix
+/// safety, then its sections (`## What it does`, `## Why is this bad?`, `## Example`,
+/// `## Use instead`). `docs/rules.md` holds each rule's text one heading level down, and
+/// `prompty rule CODE` prints it as it is: one source for both.
+pub fn rule_markdown(r: &crate::RuleMeta) -> String {
+    let mut out = format!("# {} {}\n\n", r.code.id, r.code.name);
+    let fix = match r.fix {
+        None => "none",
+        Some(crate::Applicability::Safe) => "safe (applied by `--fix`)",
+        Some(crate::Applicability::Unsafe) => {
+            "unsafe (changes what the prompt sends; applied by `--fix --unsafe-fixes`)"
+        }
+    };
+    let _ = writeln!(out, "Severity: {}. Fix: {fix}.\n", severity(r.severity));
+    let docs = unindent(r.docs);
+    for line in docs.trim().lines() {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
 /// `docs/rules.md`: a table of every rule and loader code, then each rule's documentation.
 pub fn rules_markdown() -> String {
     let mut out = String::new();
@@ -50,6 +71,17 @@ pub fn rules_markdown() -> String {
     out.push_str("or inline: `# prompty: ignore[CODE]` in the front matter for the whole file, and\n");
     out.push_str("`{# prompty: ignore[CODE] #}` (Mustache: `{{! prompty: ignore[CODE] }}`) on the line\n");
     out.push_str("before a body line.\n\n");
+    out.push_str("Every finding fails `prompty check` (exit code 1) unless you say otherwise: `--exit-zero`\n");
+    out.push_str("reports without failing, `--fail-on warning` or `--fail-on error` (or `fail-on` under\n");
+    out.push_str("`[lint]` in `prompty.toml`) lets the less severe findings pass, and `--max-warnings N` lets up\n");
+    out.push_str("to N warnings pass. The severity says how sure a rule is that the prompt is wrong. An\n");
+    out.push_str("**error** is a prompt that does not send what its author wrote: a variable no input declares\n");
+    out.push_str("renders as empty text, a misspelt or malformed role line starts no message, a default or a\n");
+    out.push_str("case value of the wrong kind reaches the template as it is. A **warning** is probably not\n");
+    out.push_str("what was meant (an input the template never reads); **info** is a style hint.\n\n");
+    out.push_str("`prompty rule CODE` prints a rule's section of this page, offline, from the text compiled\n");
+    out.push_str("into the binary (the same text this page is generated from); `prompty rule --all` prints\n");
+    out.push_str("every rule's.\n\n");
     out.push_str("The Fix column says what `prompty check --fix` does. A **safe** fix leaves the request the\n");
     out.push_str("prompt sends unchanged and is applied by `--fix`. An **unsafe** fix changes the messages or\n");
     out.push_str("the request (it makes a misspelt role line start a message, for instance), so it is applied\n");
@@ -78,20 +110,16 @@ pub fn rules_markdown() -> String {
         let _ = writeln!(out, "| {} | `{}` | {} |", code.id, code.name, doc.replace('|', "\\|"));
     }
     for r in crate::rules() {
-        let _ = write!(out, "\n## {} {}\n\n", r.code.id, r.code.name);
-        let fix = match r.fix {
-            None => "none",
-            Some(crate::Applicability::Safe) => "safe (applied by `--fix`)",
-            Some(crate::Applicability::Unsafe) => {
-                "unsafe (changes what the prompt sends; applied by `--fix --unsafe-fixes`)"
+        out.push('\n');
+        // One level down: each rule is a `##` section of this page (headings only, not the
+        // comments of code blocks).
+        let mut in_code = false;
+        for line in rule_markdown(r).lines() {
+            if line.starts_with("```") {
+                in_code = !in_code;
             }
-        };
-        let _ = writeln!(out, "Severity: {}. Fix: {fix}.\n", severity(r.severity));
-        let docs = unindent(r.docs);
-        // One level down: the rule is a `##` section of this page.
-        for line in docs.trim().lines() {
-            if let Some(h) = line.strip_prefix("## ") {
-                let _ = writeln!(out, "### {h}");
+            if !in_code && line.starts_with('#') {
+                let _ = writeln!(out, "#{line}");
             } else {
                 let _ = writeln!(out, "{line}");
             }

@@ -40,7 +40,7 @@ use std::ops::Range;
 
 use prompty_syntax::{Code, Diagnostic, Loaded, Severity};
 
-pub use docs::rules_markdown;
+pub use docs::{rule_markdown, rules_markdown};
 pub use fix::{Fixed, apply_fixes};
 pub use select::{Selection, SelectorError, resolve as resolve_selector};
 
@@ -248,6 +248,34 @@ pub fn lint(text: &str, loaded: &Loaded) -> Vec<Finding> {
     hide_secrets(&mut out, loaded.secrets());
     sort(&mut out);
     out
+}
+
+/// A variable the template reads that no input declares: what the `undeclared-variable`
+/// rule (PL001) reports, for a front end that renders (`prompty render` says which of them
+/// rendered as empty text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndeclaredVariable {
+    /// The variable's name (the root of `user.name`).
+    pub name: String,
+    /// Its first read, a byte range in the file.
+    pub span: Range<usize>,
+}
+
+/// The template's variables that no input declares, in the order the template first reads
+/// them, as [`check`] reports them: a read an inline `prompty: ignore[PL001]` (or
+/// `ignore[undeclared-variable]`) comment covers is left out. Names that came from
+/// `${env:}` are never listed.
+pub fn undeclared_variables(text: &str, loaded: &Loaded) -> Vec<UndeclaredVariable> {
+    let Some(cx) = context::Context::new(text, loaded) else { return Vec::new() };
+    let suppressions = suppress::Suppressions::parse(text, loaded.document.as_ref()).index();
+    let meta = rules::UndeclaredVariable::META;
+    rules::undeclared(&cx)
+        .into_iter()
+        .filter(|(name, span)| {
+            !loaded.secrets().contains(name) && !suppressions.covers(&meta.finding(span.clone(), String::new()))
+        })
+        .map(|(name, span)| UndeclaredVariable { name: name.to_owned(), span })
+        .collect()
 }
 
 /// No finding quotes a value `${env:}` supplied (the loader's diagnostics are redacted by

@@ -15,7 +15,8 @@ use crate::analysis::Analysis;
 pub const SOURCE: &str = prompty_report::lsp::SOURCE;
 
 /// Where the documentation pages are published, unless the client says otherwise
-/// (`docsUrl`).
+/// (`docsUrl`): empty, and no diagnostic links anywhere, unless the build set
+/// `PROMPTY_DOCS_URL` (see [`prompty_report::DOCS_URL`]).
 pub const DEFAULT_DOCS_URL: &str = prompty_report::DOCS_URL;
 
 /// One finding as an LSP diagnostic, its code linked under the documentation folder `docs`.
@@ -45,7 +46,7 @@ pub fn to_lsp(analysis: &Analysis, finding: &Finding, docs: &str) -> lsp_types::
             _ => DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(code.to_owned())),
-        code_description: Uri::from_str(&href).ok().map(|href| CodeDescription { href }),
+        code_description: href.and_then(|h| Uri::from_str(&h).ok()).map(|href| CodeDescription { href }),
         source: Some(SOURCE.to_owned()),
         message,
         related_information: None,
@@ -71,7 +72,7 @@ pub fn all(analysis: &Analysis, docs: &str) -> Vec<lsp_types::Diagnostic> {
             range: lsp_types::Range::default(),
             severity: Some(DiagnosticSeverity::ERROR),
             code: Some(NumberOrString::String(e.code().id.to_owned())),
-            code_description: Uri::from_str(&href).ok().map(|href| CodeDescription { href }),
+            code_description: href.and_then(|h| Uri::from_str(&h).ok()).map(|href| CodeDescription { href }),
             source: Some(SOURCE.to_owned()),
             message: format!("prompty.toml cannot be applied (every code is reported meanwhile): {e}"),
             related_information: related,

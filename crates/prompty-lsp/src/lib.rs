@@ -3,7 +3,8 @@
 //! - **Diagnostics** on open and on every change (debounced, computed off the protocol
 //!   thread): the loader's and the lint catalog's findings with the document's
 //!   `prompty.toml` applied, exactly what `prompty check` reports; ranges in UTF-16 code
-//!   units; each code links to its entry in `docs/rules.md`.
+//!   units; each code links to its entry in `docs/rules.md` when the documentation is
+//!   published (`docsUrl`, or a build with `PROMPTY_DOCS_URL`), and to nothing otherwise.
 //! - **Hover** on inputs (template and front matter), role lines and front matter keys.
 //! - **Completion** of input names and object properties in template tags, role words,
 //!   front matter keys and values.

@@ -34,7 +34,8 @@ pub struct Options {
     /// How long a document must stay unchanged before it is checked again.
     pub debounce: Duration,
     /// The address of the `docs/` folder (ending with `/`); diagnostics link to
-    /// `rules.md#<code>-<name>` or `diagnostics.md#<code>-<name>` in it.
+    /// `rules.md#<code>-<name>` or `diagnostics.md#<code>-<name>` in it. Empty: no links
+    /// (`prompty rule CODE` prints a code's documentation offline).
     pub docs_url: String,
     /// Makes the handler of this method panic (to test that a panic never ends the server).
     #[doc(hidden)]
@@ -150,7 +151,12 @@ fn apply_settings(options: &mut Options, params: &Value) {
         settings.get("rulesUrl").and_then(Value::as_str).map(|u| u.trim_end_matches('#').trim_end_matches("rules.md"));
     if let Some(url) = settings.get("docsUrl").and_then(Value::as_str).or(rules) {
         let url = url.trim_end_matches('#');
-        options.docs_url = if url.ends_with('/') { url.to_owned() } else { format!("{url}/") };
+        // Only an absolute address: a relative link resolves against nothing in the editor.
+        options.docs_url = match url {
+            u if !u.contains("://") => String::new(),
+            u if u.ends_with('/') => u.to_owned(),
+            u => format!("{u}/"),
+        };
     }
 }
 

@@ -112,11 +112,12 @@ struct JsonMessage<'a> {
     severity: Severity,
     message: &'a str,
     help: Option<&'a str>,
-    url: String,
+    url: Option<String>,
 }
 
 /// One JSON object per line: `file`, `line`, `column`, `end_line`, `end_column`, `code`,
-/// `name`, `severity`, `message`, `help`, `url`.
+/// `name`, `severity`, `message`, `help`, `url` (`null` unless the build says where the
+/// documentation is published: [`DOCS_URL`](crate::DOCS_URL)).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Json;
 
@@ -296,13 +297,21 @@ impl Sarif {
                     "name": r.code.name,
                     "shortDescription": {"text": r.summary},
                     "fullDescription": {"text": r.summary},
-                    "helpUri": doc_url(DEFAULT_DOCS, r.code),
                     "defaultConfiguration": {"level": sarif_level(r.severity)},
                     "properties": {"fixable": r.fixable},
                 });
-                if let Some(help) = &r.help {
-                    rule["help"] = json!({"text": help});
+                // A link only to published pages; the documentation itself travels in `help`
+                // (`prompty rule CODE` prints the same text).
+                if let Some(uri) = doc_url(DEFAULT_DOCS, r.code) {
+                    rule["helpUri"] = json!(uri);
                 }
+                let offline = format!("`prompty rule {}` prints this documentation.", r.code.id);
+                rule["help"] = match &r.help {
+                    Some(help) => {
+                        json!({"text": format!("{help}\n\n{offline}"), "markdown": format!("{help}\n\n{offline}")})
+                    }
+                    None => json!({"text": format!("{}\n\n{offline}", r.summary)}),
+                };
                 rule
             })
             .collect();

@@ -25,8 +25,8 @@ pub struct Parts {
     pub severity: u8,
     /// The code, e.g. `PL001`.
     pub code: &'static str,
-    /// Where the code is documented.
-    pub href: String,
+    /// Where the code is documented, when the documentation is published.
+    pub href: Option<String>,
     /// The message, its help and the title of its quick fix, one per line.
     pub message: String,
     /// Tags the editor shows.

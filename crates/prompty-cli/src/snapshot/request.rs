@@ -1,6 +1,7 @@
 //! The part of a snapshot that shows what would be sent besides the messages: the model,
 //! the provider and API, the options (temperature, response format, tools) and the
-//! connection fields, so that changing any of them changes the snapshot.
+//! connection fields, and the scoring settings of a judge prompt (`metadata.evaluator`:
+//! threshold, range, answer format...), so that changing any of them changes the snapshot.
 
 use prompty_render::Message;
 use prompty_syntax::Prompt;
@@ -47,6 +48,13 @@ pub(crate) fn sections(prompt: &Prompt, messages: &[Message]) -> String {
         let shown: Map<String, Value> = fields.into_iter().map(|(k, v)| (k.clone(), hide_credential(&k, v))).collect();
         out.push_str("=== connection ===\n");
         out.push_str(&pretty(&Value::Object(shown)));
+        out.push('\n');
+    }
+    // How a judge prompt's answers are scored: a reviewer sees a changed threshold, range
+    // or answer format as the diff of the prompt's snapshots, as a changed option.
+    if let Some(evaluator) = prompt.metadata.as_ref().and_then(|m| m.get("evaluator")) {
+        out.push_str("=== evaluator ===\n");
+        out.push_str(&pretty(evaluator));
         out.push('\n');
     }
     out

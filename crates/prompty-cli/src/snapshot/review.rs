@@ -1,4 +1,6 @@
-//! `--review`, `--accept` and `--reject`: the pending `.snap.new` files left by `--check`.
+//! `--review`, `--accept` and `--reject`: the pending `.snap.new` files left by `--check`,
+//! and (for `--review` and `--accept`) the stale snapshots of removed prompts and cases,
+//! whose removal is the change to accept.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -69,8 +71,15 @@ fn apply(found: &Found, answer: Answer) -> Result<(), String> {
     }
 }
 
-/// Runs the review of every pending snapshot under `dir` (those of prompts in `scope`).
-pub(crate) fn run(dir: &Path, in_scope: &dyn Fn(&Found) -> bool, action: Action, color: bool) -> ExitCode {
+/// Runs the review of every pending snapshot under `dir` (those of prompts in `scope`), then
+/// of each `stale` snapshot (accepting removes it).
+pub(crate) fn run(
+    dir: &Path,
+    in_scope: &dyn Fn(&Found) -> bool,
+    stale: &[Found],
+    action: Action,
+    color: bool,
+) -> ExitCode {
     let mut stderr = std::io::stderr().lock();
     if let Err(e) = store::refuse_symlink(dir, "snapshot folder") {
         let _ = writeln!(stderr, "error: {e}");
@@ -83,10 +92,11 @@ pub(crate) fn run(dir: &Path, in_scope: &dyn Fn(&Found) -> bool, action: Action,
             return ExitCode::from(2);
         }
     };
-    if pending.is_empty() {
-        let _ = writeln!(stderr, "no pending snapshots under {}", dir.display());
+    if pending.is_empty() && stale.is_empty() {
+        let _ = writeln!(stderr, "no pending or stale snapshots under {}", dir.display());
         return ExitCode::SUCCESS;
     }
+    let total = pending.len() + stale.len();
     let mut stdout = std::io::stdout().lock();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -130,7 +140,7 @@ pub(crate) fn run(dir: &Path, in_scope: &dyn Fn(&Found) -> bool, action: Action,
         let title = format!(
             "[{}/{}] {status}: {} case `{}` ({})",
             i + 1,
-            pending.len(),
+            total,
             diff::visible(prompt),
             diff::visible(case),
             to.display()
@@ -174,6 +184,63 @@ pub(crate) fn run(dir: &Path, in_scope: &dyn Fn(&Found) -> bool, action: Action,
             Err(e) => {
                 let _ = writeln!(stderr, "error: {e}");
                 failed += 1;
+            }
+        }
+    }
+    for (i, found) in stale.iter().enumerate() {
+        if done {
+            skipped += 1;
+            continue;
+        }
+        let old = match store::read_snapshot(&found.path) {
+            Ok(old) => old.map(|o| o.text).unwrap_or_default(),
+            Err(e) => {
+                let _ = writeln!(stderr, "error: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let prompt = found.header.input_file.as_deref().unwrap_or("(unknown prompt)");
+        let case = found.header.description.as_deref().unwrap_or("(unknown case)");
+        let title = format!(
+            "[{}/{total}] removed: {} case `{}` no longer renders to {} (accept removes it)",
+            pending.len() + i + 1,
+            diff::visible(prompt),
+            diff::visible(case),
+            found.path.display()
+        );
+        if action == Action::Ask {
+            let shown = diff::unified(&old, "", &found.path.display().to_string());
+            let rule = "─".repeat(title.chars().count().min(100));
+            let body = if color { diff::colored(&shown) } else { shown };
+            let head = if color { format!("\x1b[1m{title}\x1b[0m") } else { title.clone() };
+            let _ = write!(stdout, "{rule}\n{head}\n{rule}\n{body}");
+            let _ = stdout.flush();
+        }
+        let answer = match action {
+            Action::Accept => Answer::Accept,
+            Action::Reject => Answer::Skip,
+            Action::Ask => ask(&mut input, &mut stderr).unwrap_or(Answer::Quit),
+        };
+        match answer {
+            Answer::Accept => match store::remove(&found.path) {
+                Ok(()) => {
+                    if action != Action::Ask {
+                        let _ = writeln!(stderr, "removed stale snapshot {}", found.path.display());
+                    }
+                    accepted += 1;
+                }
+                Err(e) => {
+                    let _ = writeln!(stderr, "error: {e}");
+                    failed += 1;
+                }
+            },
+            // Rejecting a removal keeps the snapshot.
+            Answer::Reject => rejected += 1,
+            Answer::Skip => skipped += 1,
+            Answer::Quit => {
+                skipped += 1;
+                done = true;
             }
         }
     }

@@ -31,7 +31,7 @@ declare_rule! {
     pub(crate) struct DefaultKindMismatch {
         code: "PL004",
         name: "default-kind-mismatch",
-        severity: Warning,
+        severity: Error,
         fix: None,
     }
 }

@@ -31,7 +31,7 @@ declare_rule! {
     pub(crate) struct DefaultNotInEnum {
         code: "PL021",
         name: "default-not-in-enum",
-        severity: Warning,
+        severity: Error,
         fix: None,
     }
 }

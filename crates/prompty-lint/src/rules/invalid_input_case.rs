@@ -31,7 +31,7 @@ declare_rule! {
     pub(crate) struct InvalidInputCase {
         code: "PL027",
         name: "invalid-input-case",
-        severity: Warning,
+        severity: Error,
         fix: None,
     }
 }

@@ -28,7 +28,7 @@ declare_rule! {
     pub(crate) struct MalformedRoleAttributes {
         code: "PL023",
         name: "malformed-role-attributes",
-        severity: Warning,
+        severity: Error,
         fix: None,
     }
 }

@@ -28,7 +28,7 @@ declare_rule! {
     pub(crate) struct MisspeltRole {
         code: "PL007",
         name: "misspelt-role",
-        severity: Warning,
+        severity: Error,
         fix: Unsafe,
     }
 }

@@ -79,6 +79,7 @@ mod value_in_role_attributes;
 pub(crate) use invalid_input_case::check_cases;
 pub(crate) use invalid_suppression::InvalidSuppression;
 pub(crate) use too_many_messages::check as too_many_messages_check;
+pub(crate) use undeclared_variable::{UndeclaredVariable, undeclared};
 
 /// A rule in the registry.
 pub(crate) struct Registered {

@@ -32,7 +32,7 @@ declare_rule! {
     pub(crate) struct RoleLineWithText {
         code: "PL008",
         name: "role-line-with-text",
-        severity: Warning,
+        severity: Error,
         fix: Unsafe,
     }
 }

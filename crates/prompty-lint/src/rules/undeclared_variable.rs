@@ -44,7 +44,7 @@ declare_rule! {
     pub(crate) struct UndeclaredVariable {
         code: "PL001",
         name: "undeclared-variable",
-        severity: Warning,
+        severity: Error,
         fix: None,
     }
 }
@@ -70,34 +70,44 @@ const GLOBALS: &[&str] = &[
 /// the rule stays linear in the file's size.
 const SUGGESTED_FINDINGS: usize = 100;
 
-pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let Some(vars) = &cx.engine_vars else { return };
-    let declared: Vec<&str> = cx.prompt.inputs.iter().flatten().map(|p| p.name.as_str()).collect();
-    let read: HashSet<&str> = vars.iter().map(String::as_str).collect();
-    let unread: Vec<&str> = declared.iter().copied().filter(|d| !read.contains(d)).collect();
+/// Every variable the template reads that no input declares, once, with the span of its
+/// first read in the file.
+pub(crate) fn undeclared<'a>(cx: &'a Context<'_>) -> Vec<(&'a str, std::ops::Range<usize>)> {
+    let Some(vars) = &cx.engine_vars else { return Vec::new() };
     // Mustache names inside a section may come from the section's value: only
     // top-level reads are certain to come from the inputs.
     let mut first_reads: HashMap<&str, &VarUse> = HashMap::new();
     for v in cx.template.vars.iter().filter(|v| cx.engine != Engine::Mustache || v.depth == 0) {
         first_reads.entry(v.root.as_str()).or_insert(v);
     }
-    let mut suggestions = SUGGESTED_FINDINGS;
+    let mut out = Vec::new();
     for name in vars {
         if cx.declares(name)
             || (cx.engine == Engine::Jinja && (GLOBALS.contains(&name.as_str()) || cx.template.guarded.contains(name)))
         {
             continue;
         }
-        let Some(first) = first_reads.get(name.as_str()) else {
-            continue;
-        };
+        if let Some(first) = first_reads.get(name.as_str()) {
+            out.push((name.as_str(), cx.span(first.span.clone())));
+        }
+    }
+    out
+}
+
+pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
+    let Some(vars) = &cx.engine_vars else { return };
+    let declared: Vec<&str> = cx.prompt.inputs.iter().flatten().map(|p| p.name.as_str()).collect();
+    let read: HashSet<&str> = vars.iter().map(String::as_str).collect();
+    let unread: Vec<&str> = declared.iter().copied().filter(|d| !read.contains(d)).collect();
+    let mut suggestions = SUGGESTED_FINDINGS;
+    for (name, span) in undeclared(cx) {
         // A declared input that the template never reads and that shares a prefix with this
         // name is the likeliest intended spelling (`doc` declared, `document` read).
         let unused_match = || {
             unread
                 .iter()
                 .copied()
-                .find(|d| d.len().min(name.len()) >= 3 && (name.starts_with(d) || d.starts_with(name.as_str())))
+                .find(|d| d.len().min(name.len()) >= 3 && (name.starts_with(d) || d.starts_with(name)))
         };
         let (close, unused) = match suggestions.checked_sub(1) {
             Some(left) => {
@@ -116,10 +126,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         };
         out.push(
             UndeclaredVariable::META
-                .finding(
-                    cx.span(first.span.clone()),
-                    format!("`{name}` is read by the template but no input declares it"),
-                )
+                .finding(span, format!("`{name}` is read by the template but no input declares it"))
                 .help(help),
         );
     }
