@@ -9,6 +9,8 @@
 mod fast;
 mod flat;
 mod full;
+#[cfg(test)]
+mod generated;
 mod node;
 mod scan;
 

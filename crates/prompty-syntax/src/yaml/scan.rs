@@ -317,12 +317,17 @@ impl<'a> Scanner<'a> {
     /// column of the mapping key it belongs to.
     fn block_seq(&mut self, indent: usize, depth: usize, indentless: bool) -> R<Node> {
         self.count(depth)?;
-        let open = self.pos + self.base;
+        let mut open = self.pos + self.base;
         let mut items = Vec::new();
         loop {
             self.pos += 1;
             while self.peek() == Some(b' ') {
                 self.pos += 1;
+            }
+            // An indentless sequence starts where its first entry's content does (on
+            // the `-` line, past the spaces), like the general parser's.
+            if indentless && items.is_empty() {
+                open = self.pos + self.base;
             }
             let item = match self.peek() {
                 None | Some(b'\n') => {
@@ -350,9 +355,8 @@ impl<'a> Scanner<'a> {
                 Some(_) => return Err(Bail),
             }
         }
-        let start = if indentless { items.first().map_or(open, |n| n.span.start) } else { open };
-        let end = items.last().map_or(start, |n| n.span.end.max(start));
-        Ok(Node { value: NodeValue::Seq(items), span: start..end })
+        let end = items.last().map_or(open, |n| n.span.end.max(open));
+        Ok(Node { value: NodeValue::Seq(items), span: open..end })
     }
 
     /// The value after a key's `:` in a mapping at column `indent`.
