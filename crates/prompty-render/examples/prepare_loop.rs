@@ -8,7 +8,9 @@
 //!
 //! `INPUTS.json` is a JSON object of input values (`-` for none). `--bare` runs the
 //! baseline instead: the body rendered by a plain minijinja environment with the reference
-//! engine's settings and split into lines, as `benches/render.rs` measures it.
+//! engine's settings and split into lines, as `benches/render.rs` measures it. `--load`
+//! runs the whole `load+prepare` case of the benchmarks instead: load the text, compile
+//! the template (`Renderer::new`) and prepare, every call.
 
 use std::hint::black_box;
 
@@ -19,9 +21,10 @@ use serde_json::{Map, Value};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let bare = args.iter().any(|a| a == "--bare");
-    let args: Vec<&String> = args.iter().filter(|a| *a != "--bare").collect();
+    let whole = args.iter().any(|a| a == "--load");
+    let args: Vec<&String> = args.iter().filter(|a| *a != "--bare" && *a != "--load").collect();
     let [file, inputs, n] = args.as_slice() else {
-        eprintln!("usage: prepare_loop [--bare] FILE.prompty INPUTS.json|- N");
+        eprintln!("usage: prepare_loop [--bare|--load] FILE.prompty INPUTS.json|- N");
         std::process::exit(2);
     };
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| fail(&format!("{file}: {e}")));
@@ -57,6 +60,14 @@ fn main() {
             let ctx = minijinja::Value::from(minijinja::value::Serde(black_box(&filled)));
             let out = t.render(ctx).unwrap_or_else(|e| fail(&e.to_string()));
             black_box(out.lines().collect::<Vec<&str>>().len());
+        }
+        return;
+    }
+    if whole {
+        for _ in 0..n {
+            let prompt = load_str(black_box(&text), &host, &opts).prompt.unwrap_or_else(|| fail("no prompt"));
+            let renderer = Renderer::new(prompt).unwrap_or_else(|e| fail(&e.to_string()));
+            black_box(renderer.prepare(black_box(&inputs)).unwrap_or_else(|e| fail(&e.to_string())));
         }
         return;
     }

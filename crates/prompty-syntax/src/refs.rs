@@ -113,6 +113,9 @@ pub struct Reference<'a> {
 
 /// Parses `${protocol:value}` when it is the whole string.
 pub fn parse_reference(s: &str) -> Option<Reference<'_>> {
+    if !s.starts_with("${") {
+        return None;
+    }
     fn inner(s: &str) -> IResult<&str, Reference<'_>> {
         let (rest_in, body) = all_consuming(delimited(tag("${"), take_till_last_brace, tag("}"))).parse(s)?;
         let (_, (protocol, value)) =
@@ -219,7 +222,7 @@ impl Resolver<'_> {
                         NodeValue::Seq(_) => true,
                         _ => false,
                     } && crate::secret::is_secret_field(&k.key_string());
-                    let place = match (at.place, k.key_string().as_str()) {
+                    let place = match (at.place, k.as_str().unwrap_or_default()) {
                         (Place::Root, "model") if own => Place::Model,
                         (Place::Model, "connection" | "configuration") => Place::Connection,
                         (Place::Connection, _) => Place::Connection,

@@ -64,7 +64,7 @@ fn lines(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, usize)>
         }
         let start = pos;
         let rest = text.get(start..)?;
-        let (end, next) = match rest.find(['\n', '\r']) {
+        let (end, next) = match rest.bytes().position(|b| b == b'\n' || b == b'\r') {
             Some(i) if rest.as_bytes().get(i..i + 2) == Some(b"\r\n") => (start + i, start + i + 2),
             Some(i) => (start + i, start + i + 1),
             None => (text.len(), text.len()),
@@ -75,7 +75,11 @@ fn lines(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, usize)>
 }
 
 fn is_fence(text: &str, start: usize, next: usize) -> bool {
-    text.get(start..next).is_some_and(|line| fence_line(line).is_ok())
+    text.get(start..next).is_some_and(|line| {
+        // Most lines are not fences: their first non-blank byte says so.
+        let first = line.bytes().find(|&b| b != b' ' && b != b'\t');
+        matches!(first, Some(b'-' | b'+')) && fence_line(line).is_ok()
+    })
 }
 
 /// Splits `text`. A leading byte-order mark is skipped (spans still count it).

@@ -83,8 +83,12 @@ fn suggestion_within(word: &str, roles: &[&'static str], limit: usize) -> Option
     if ["system", "user", "assistant", "developer", "tool", "function"].contains(&lower.as_str()) {
         return None;
     }
+    // Each edit changes the length by at most one: roles further off in length are skipped
+    // without computing a distance (most prose lines are).
+    let len = lower.chars().count();
     roles
         .iter()
+        .filter(|r| len.abs_diff(r.chars().count()) <= limit)
         .map(|r| (distance(&lower, r), *r))
         .filter(|(d, r)| *d <= limit && lower != format!("{r}s"))
         .min_by_key(|(d, _)| *d)

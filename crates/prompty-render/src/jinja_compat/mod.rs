@@ -74,7 +74,7 @@ pub fn has_filter(name: &str) -> bool {
 /// Jinja2's lexer turns `\r\n` and `\r` in the template into `\n` (its `newline_sequence`),
 /// in text, raw blocks and string literals alike.
 pub(crate) fn normalize_newlines(source: String) -> String {
-    if !source.contains('\r') {
+    if memchr::memchr(b'\r', source.as_bytes()).is_none() {
         return source;
     }
     source.replace("\r\n", "\n").replace('\r', "\n")

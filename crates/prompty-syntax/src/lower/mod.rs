@@ -12,6 +12,8 @@ mod properties;
 mod template;
 mod tools;
 
+use std::fmt::Display;
+
 use serde_json::{Map, Value};
 
 use crate::codes;
@@ -56,7 +58,7 @@ impl Lowerer<'_> {
         self.push(Diagnostic::error(code, node.span.clone(), msg).with_help(help));
     }
 
-    fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
+    fn wrong_type(&mut self, node: &Node, what: impl Display + Copy, expected: &str) {
         if is_unresolved_reference(node) {
             // The reference's own diagnostic already says why the value is missing.
             return;
@@ -75,16 +77,16 @@ impl Lowerer<'_> {
 
     /// Reports `P031` at the v1 key `v1` when `node` also has its v2 spelling `v2`: runtimes
     /// read one or the other, so the two can disagree.
-    fn mixed(&mut self, node: &Node, v1: &str, v2: &str, what: &str) {
+    fn mixed(&mut self, node: &Node, v1: &str, v2: &str, what: impl Display + Copy) {
         if let (Some(key), Some(a), Some(b)) = (node.key_node(v1), node.get(v1), node.get(v2))
             && !a.is_null()
             && !b.is_null()
         {
-            self.mixed_at(key, &format!("`{v1}`"), &format!("`{v2}`"), what);
+            self.mixed_at(key, format_args!("`{v1}`"), format_args!("`{v2}`"), what);
         }
     }
 
-    fn mixed_at(&mut self, key: &Node, v1: &str, v2: &str, what: &str) {
+    fn mixed_at(&mut self, key: &Node, v1: impl Display + Copy, v2: impl Display + Copy, what: impl Display + Copy) {
         self.push(
             Diagnostic::warning(
                 codes::MIXED_VERSIONS,
@@ -98,10 +100,16 @@ impl Lowerer<'_> {
     }
 
     /// Reports keys of `node` that are in neither `known` nor `extra`; returns the map entries.
-    fn check_keys<'n>(&mut self, node: &'n Node, what: &str, known: &[Key], extra: &[Key]) -> &'n [(Node, Node)] {
+    fn check_keys<'n>(
+        &mut self,
+        node: &'n Node,
+        what: impl Display + Copy,
+        known: &[Key],
+        extra: &[Key],
+    ) -> &'n [(Node, Node)] {
         let Some(entries) = node.as_map() else { return &[] };
         for (k, _) in entries {
-            let key = k.key_string();
+            let key = k.as_str().map_or_else(|| std::borrow::Cow::Owned(k.key_string()), std::borrow::Cow::Borrowed);
             if keys::contains(known, &key) || keys::contains(extra, &key) {
                 continue;
             }
@@ -117,7 +125,7 @@ impl Lowerer<'_> {
         entries
     }
 
-    fn string(&mut self, node: Option<&Node>, what: &str) -> Option<String> {
+    fn string(&mut self, node: Option<&Node>, what: impl Display + Copy) -> Option<String> {
         let node = node?;
         match &node.value {
             NodeValue::String(s) => Some(s.clone()),
@@ -131,7 +139,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn bool(&mut self, node: Option<&Node>, what: &str) -> Option<bool> {
+    fn bool(&mut self, node: Option<&Node>, what: impl Display + Copy) -> Option<bool> {
         let node = node?;
         match &node.value {
             NodeValue::Bool(b) => Some(*b),
@@ -143,7 +151,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn float(&mut self, node: Option<&Node>, what: &str) -> Option<f64> {
+    fn float(&mut self, node: Option<&Node>, what: impl Display + Copy) -> Option<f64> {
         let node = node?;
         match &node.value {
             NodeValue::Number(n) => n.as_f64(),
@@ -155,7 +163,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn int(&mut self, node: Option<&Node>, what: &str) -> Option<i64> {
+    fn int(&mut self, node: Option<&Node>, what: impl Display + Copy) -> Option<i64> {
         let node = node?;
         match &node.value {
             NodeValue::Number(n) if n.as_i64().is_some() => n.as_i64(),
@@ -167,7 +175,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn object(&mut self, node: Option<&Node>, what: &str) -> Option<Map<String, Value>> {
+    fn object(&mut self, node: Option<&Node>, what: impl Display + Copy) -> Option<Map<String, Value>> {
         let node = node?;
         match node.to_json() {
             Value::Object(m) => Some(m),

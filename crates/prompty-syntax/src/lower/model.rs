@@ -109,7 +109,7 @@ impl Lowerer<'_> {
             }
             return None;
         };
-        let Some(kind) = self.string(node.get("kind"), &format!("{what}.kind")) else {
+        let Some(kind) = self.string(node.get("kind"), format_args!("{what}.kind")) else {
             let at = parent.key_node("connection").map_or_else(|| node.span.clone(), |k| k.span.clone());
             self.push(
                 Diagnostic::error(codes::MISSING_FIELD, at, format!("`{what}` has no `kind`"))
@@ -119,7 +119,7 @@ impl Lowerer<'_> {
         };
         let specific = keys::connection_keys(&kind);
         if !specific.is_empty() {
-            self.check_keys(node, &format!("a `{kind}` connection"), keys::CONNECTION, specific);
+            self.check_keys(node, format_args!("a `{kind}` connection"), keys::CONNECTION, specific);
         }
         let mut fields = Map::new();
         for (k, v) in entries {

@@ -122,14 +122,14 @@ impl Lowerer<'_> {
         }
         let extra =
             if self.profile == Profile::Promptflow || node.get("type").is_some() { keys::V1_PROPERTY } else { &[] };
-        self.check_keys(node, &format!("`{path}`"), keys::PROPERTY, extra);
+        self.check_keys(node, format_args!("`{path}`"), keys::PROPERTY, extra);
         let what = format!("`{path}`");
         for (v1, v2) in [("type", "kind"), ("optional", "required"), ("sample", "example")] {
             self.mixed(node, v1, v2, &what);
         }
         let kind = match (node.get("kind"), node.get("type")) {
             (Some(k), _) => {
-                let text = self.string(Some(k), &format!("{path}.kind"))?;
+                let text = self.string(Some(k), format_args!("{path}.kind"))?;
                 match PropertyKind::parse(&text) {
                     Some(kind) => kind,
                     // The reference runtimes both read `number` as a float (the TypeScript
@@ -158,7 +158,7 @@ impl Lowerer<'_> {
                 }
             }
             (None, Some(t)) => {
-                let text = self.string(Some(t), &format!("{path}.type")).unwrap_or_default();
+                let text = self.string(Some(t), format_args!("{path}.type")).unwrap_or_default();
                 let kind = v1_kind(&text);
                 if let Some(key) = node.key_node("type") {
                     let name = path.rsplit('.').next().unwrap_or(&path).to_owned();
@@ -181,26 +181,26 @@ impl Lowerer<'_> {
         let kind_span = node.get("kind").or_else(|| node.get("type")).map_or_else(|| span.clone(), |k| k.span.clone());
         let mut p = Property::new(name, kind);
         p.span = span;
-        p.description = self.string(node.get("description"), &format!("{path}.description"));
-        p.nullable = self.bool(node.get("nullable"), &format!("{path}.nullable")).unwrap_or(false);
+        p.description = self.string(node.get("description"), format_args!("{path}.description"));
+        p.nullable = self.bool(node.get("nullable"), format_args!("{path}.nullable")).unwrap_or(false);
         p.default = node.get("default").map(Node::to_json).filter(|v| !v.is_null());
         p.example = node.get("example").map(Node::to_json);
-        p.strict = self.bool(node.get("strict"), &format!("{path}.strict"));
+        p.strict = self.bool(node.get("strict"), format_args!("{path}.strict"));
         p.enum_values = node.get("enumValues").and_then(|e| match e.to_json() {
             Value::Array(a) => Some(a),
             _ => {
-                self.wrong_type(e, &format!("{path}.enumValues"), "a list");
+                self.wrong_type(e, format_args!("{path}.enumValues"), "a list");
                 None
             }
         });
-        let required = self.bool(node.get("required"), &format!("{path}.required"));
+        let required = self.bool(node.get("required"), format_args!("{path}.required"));
         if let (Some(k), Some(s)) = (node.key_node("sample"), node.get("sample")) {
             self.legacy(k, format!("`sample` on `{path}` is a v1 key"), "v2 spelling: `example` (or `default`)".into());
             if p.example.is_none() {
                 p.example = Some(s.to_json());
             }
         }
-        let optional = self.bool(node.get("optional"), &format!("{path}.optional"));
+        let optional = self.bool(node.get("optional"), format_args!("{path}.optional"));
         if let Some(k) = node.key_node("optional") {
             self.legacy(k, format!("`optional` on `{path}` is a v1 key"), "v2 spelling: `required: false`".into());
         }

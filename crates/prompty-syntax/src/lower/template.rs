@@ -82,8 +82,8 @@ impl Lowerer<'_> {
         match &node.value {
             NodeValue::String(s) => Some((s.clone(), None)),
             NodeValue::Map(_) => {
-                self.check_keys(node, &format!("`{what}`"), keys, &[]);
-                match self.string(node.get("kind"), &format!("{what}.kind")) {
+                self.check_keys(node, format_args!("`{what}`"), keys, &[]);
+                match self.string(node.get("kind"), format_args!("{what}.kind")) {
                     Some(k) => Some((k, Some(node))),
                     None => {
                         self.error(codes::MISSING_FIELD, node, format!("`{what}` has no `kind`"), "add `kind: ...`");

@@ -39,10 +39,10 @@ impl Lowerer<'_> {
     /// One tool; `at` is the span of its name, where problems with the whole tool point.
     pub(super) fn tool(&mut self, node: &Node, name: String, at: std::ops::Range<usize>) -> Option<Tool> {
         if node.as_map().is_none() {
-            self.wrong_type(node, &format!("tools.{name}"), "a mapping");
+            self.wrong_type(node, format_args!("tools.{name}"), "a mapping");
             return None;
         }
-        let Some(kind) = self.string(node.get("kind"), &format!("tools.{name}.kind")) else {
+        let Some(kind) = self.string(node.get("kind"), format_args!("tools.{name}.kind")) else {
             self.push(
                 Diagnostic::error(codes::MISSING_FIELD, at, format!("tool `{name}` has no `kind`"))
                     .with_help("add `kind: function` (or mcp, openapi, or a custom kind)"),
@@ -54,7 +54,7 @@ impl Lowerer<'_> {
         let specific = keys::tool_keys(&kind);
         self.check_keys(node, &what, keys::TOOL, specific);
         let mut tool = Tool {
-            description: self.string(node.get("description"), &format!("{what}.description")),
+            description: self.string(node.get("description"), format_args!("{what}.description")),
             name,
             kind,
             parameters: None,
@@ -121,7 +121,7 @@ impl Lowerer<'_> {
                     "write `input: <input name>`",
                 ),
             },
-            _ => this.wrong_type(b, &format!("bindings.{param}"), "an input name or `{input: name}`"),
+            _ => this.wrong_type(b, format_args!("bindings.{param}"), "an input name or `{input: name}`"),
         };
         match &node.value {
             NodeValue::Map(entries) => {

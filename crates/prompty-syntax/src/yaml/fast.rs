@@ -51,7 +51,7 @@ struct Builder<'a, I> {
 
 /// Whether two keys of a mapping (all string keys) are equal: pairwise for the few keys
 /// of ordinary front matter, through a hash set for long mappings (linear either way).
-fn has_duplicate_key(entries: &[(Node, Node)]) -> bool {
+pub(super) fn has_duplicate_key(entries: &[(Node, Node)]) -> bool {
     const PAIRWISE: usize = 8;
     if entries.len() <= PAIRWISE {
         return entries.iter().enumerate().any(|(i, (k, _))| {
@@ -140,7 +140,7 @@ where
 
 /// A scalar's value under the YAML 1.2 core schema with YAML 1.2 booleans, or `None` when
 /// the text is numeric-looking in a form this path does not resolve.
-fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<NodeValue> {
+pub(super) fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<NodeValue> {
     if style != ScalarStyle::Plain {
         return Some(NodeValue::String(value.into_owned()));
     }
