@@ -135,6 +135,32 @@ impl Evaluator {
         }
     }
 
+    /// `evaluation` (one of this evaluator's) as the azure-ai-evaluation evaluator it follows
+    /// returns it: the reference's own record when the configuration follows one (a
+    /// not-applicable answer, an empty answer, and the evaluator's key layout, as
+    /// [`AzureEvaluator::record`](crate::AzureEvaluator::record) writes them), else the base
+    /// layout of [`azure_layout`](Evaluator::azure_layout). `reply` is the reply the
+    /// evaluation was scored from. Values `${env:}` supplied to the prompt show as
+    /// `${env:NAME}`.
+    pub fn azure_record(
+        &self,
+        evaluation: &Evaluation,
+        reply: &JudgeReply,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let mut record = match self.config.compat {
+            Some(reference) => reference.record(evaluation, reply.content_str().is_empty()),
+            None => evaluation.to_azure(&self.azure_layout()),
+        };
+        if !self.secrets.is_empty() {
+            let mut value = serde_json::Value::Object(std::mem::take(&mut record));
+            self.secrets.redact_json(&mut value);
+            if let serde_json::Value::Object(map) = value {
+                record = map;
+            }
+        }
+        record
+    }
+
     /// The configuration.
     pub fn config(&self) -> &EvaluatorConfig {
         &self.config
