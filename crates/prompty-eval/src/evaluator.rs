@@ -136,10 +136,10 @@ impl Evaluator {
     }
 
     /// `evaluation` (one of this evaluator's) as the azure-ai-evaluation evaluator it follows
-    /// returns it: the reference's own record when the configuration follows one (a
-    /// not-applicable answer, an empty answer, and the evaluator's key layout, as
-    /// [`AzureEvaluator::record`](crate::AzureEvaluator::record) writes them), else the base
-    /// layout of [`azure_layout`](Evaluator::azure_layout). `reply` is the reply the
+    /// returns it, in the key layout of [`azure_layout`](Evaluator::azure_layout); where
+    /// that is a reference evaluator's own layout, with the reference's results for a
+    /// not-applicable and an empty answer
+    /// ([`AzureEvaluator::record`](crate::AzureEvaluator::record)). `reply` is the reply the
     /// evaluation was scored from. Values `${env:}` supplied to the prompt show as
     /// `${env:NAME}`.
     pub fn azure_record(
@@ -147,9 +147,14 @@ impl Evaluator {
         evaluation: &Evaluation,
         reply: &JudgeReply,
     ) -> serde_json::Map<String, serde_json::Value> {
+        // The layout is always `azure_layout`'s; where that is the reference evaluator's own,
+        // its record adds the reference's not-applicable and empty-answer results.
+        let layout = self.azure_layout();
         let mut record = match self.config.compat {
-            Some(reference) => reference.record(evaluation, reply.content_str().is_empty()),
-            None => evaluation.to_azure(&self.azure_layout()),
+            Some(reference) if layout == reference.layout() => {
+                reference.record(evaluation, reply.content_str().is_empty())
+            }
+            _ => evaluation.to_azure(&layout),
         };
         if !self.secrets.is_empty() {
             let mut value = serde_json::Value::Object(std::mem::take(&mut record));

@@ -357,6 +357,11 @@ fn load(
     profile: Option<&str>,
 ) -> PyResult<Prompt> {
     let loader = loader(allow_env, roots, profile)?;
+    if let Ok(s) = source.cast::<PyString>()
+        && s.to_cow()?.trim().is_empty()
+    {
+        return Err(PyValueError::new_err("source is empty: give the path of a .prompty file or its text"));
+    }
     let loaded = match source.cast::<PyString>() {
         Ok(s) if s.to_cow()?.contains('\n') => {
             let text = s.to_cow()?.into_owned();

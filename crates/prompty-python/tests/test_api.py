@@ -91,6 +91,14 @@ def test_odd_file_names_load(tmp_path):
         assert pt.load(file).render({"city": "Oslo"})[1]["content"] == "Weather in Oslo for 3 days?"
 
 
+def test_an_empty_source_is_refused():
+    for source in ("", "  "):
+        with pytest.raises(ValueError, match="source is empty"):
+            pt.load(source)
+    with pytest.raises(TypeError, match="source must be a path"):
+        pt.load(42)
+
+
 def test_a_missing_file_is_a_load_error_naming_it(tmp_path):
     missing = tmp_path / "nope.prompty"
     with pytest.raises(pt.LoadError) as raised:
