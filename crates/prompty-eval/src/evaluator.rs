@@ -369,6 +369,27 @@ mod tests {
     }
 
     #[test]
+    fn azure_record_is_the_reference_result() {
+        let ev = Evaluator::new("coherence", crate::AzureEvaluator::Coherence.config());
+        let reply = JudgeReply::text("<S1>Clear.</S1><S2>4</S2>");
+        let e = ev.evaluate(&reply).unwrap_or_default();
+        let record = ev.azure_record(&e, &reply);
+        let keys: Vec<&str> = record.keys().map(String::as_str).take(5).collect();
+        assert_eq!(keys, ["coherence", "gpt_coherence", "coherence_reason", "coherence_result", "coherence_threshold"]);
+        // An empty answer: the reference's record has no reason and no metadata.
+        let empty = JudgeReply::text("");
+        let e = ev.evaluate(&empty).unwrap_or_default();
+        let keys: Vec<String> = ev.azure_record(&e, &empty).keys().cloned().collect();
+        assert_eq!(keys, ["coherence", "gpt_coherence", "coherence_result", "coherence_threshold"]);
+        // A prompt's own evaluator: the base layout.
+        let own = Evaluator::new("quality", config(json!({"answer": "json"})));
+        let reply = JudgeReply::text("{\"score\": 2, \"reason\": \"vague\"}");
+        let record = own.azure_record(&own.evaluate(&reply).unwrap_or_default(), &reply);
+        assert_eq!(record["quality_reason"], "vague");
+        assert_eq!(record["gpt_quality"], 2.0);
+    }
+
+    #[test]
     fn skipped_status_is_not_applicable() {
         let ev = Evaluator::new("q", config(json!({"answer": "json"})));
         let e =
