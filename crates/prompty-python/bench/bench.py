@@ -8,10 +8,11 @@ The prompty_toolkit side runs in this interpreter (install the release wheel:
 (a separate virtualenv: `pip install promptflow-core`), started by this script, with the
 same prompt and rows. Both sides first check that they build the same messages for the
 rows (promptflow-core's `convert_prompt_template`, the step that builds the messages it
-sends). Prints a table and, with --json, the numbers as JSON.
+sends, after `Prompty._resolve_inputs`, as `Prompty.render` and `__call__` do). Prints a table and, with --json, the numbers as JSON.
 
 The prompt is the azure-ai-evaluation coherence judge
-(../shared/conformance/azure-eval/prompts/1.0.1__coherence__coherence.prompty); the rows
+(../shared/conformance/azure-eval/prompts/1.0.1__coherence__coherence.prompty), loaded by
+promptflow-core with the judge deployment azure-ai-evaluation passes; the rows
 are generated (query and response of a few hundred characters each, all different).
 """
 
@@ -49,12 +50,17 @@ from promptflow.core import Prompty
 from promptflow.core._prompty_utils import convert_prompt_template
 
 job = json.load(sys.stdin)
-prompty = Prompty.load(source=job["prompt"])
+# The judge deployment, as azure-ai-evaluation passes it (the prompt has no configuration).
+model = {"configuration": {"type": "azure_openai", "azure_deployment": "judge-deployment",
+                           "azure_endpoint": "https://judge.invalid", "api_key": "k"}}
+prompty = Prompty.load(source=job["prompt"], model=model)
 template = prompty._template
 api = prompty._model.api
 
 def render(row):
-    inputs = prompty._validate_inputs(row)
+    # What Prompty.render and Prompty.__call__ do before the request: inputs resolved
+    # against the declared ones, then the messages built.
+    inputs = prompty._resolve_inputs(row)
     return convert_prompt_template(template, inputs, api)
 
 check = [render(r) for r in job["rows"][:20]]
