@@ -263,6 +263,37 @@ impl Evaluator {
         }
     }
 
+    /// `evaluation` (one of this evaluator's) as the azure-ai-evaluation evaluator it follows
+    /// returns it, in the key layout of [`azure_layout`](Evaluator::azure_layout); where
+    /// that is a reference evaluator's own layout, with the reference's results for a
+    /// not-applicable and an empty answer
+    /// ([`AzureEvaluator::record`](crate::AzureEvaluator::record)). `reply` is the reply the
+    /// evaluation was scored from. Values `${env:}` supplied to the prompt show as
+    /// `${env:NAME}`.
+    pub fn azure_record(
+        &self,
+        evaluation: &Evaluation,
+        reply: &JudgeReply,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        // The layout is always `azure_layout`'s; where that is the reference evaluator's own,
+        // its record adds the reference's not-applicable and empty-answer results.
+        let layout = self.azure_layout();
+        let mut record = match self.config.compat {
+            Some(reference) if layout == reference.layout() => {
+                reference.record(evaluation, reply.content_str().is_empty())
+            }
+            _ => evaluation.to_azure(&layout),
+        };
+        if !self.secrets.is_empty() {
+            let mut value = serde_json::Value::Object(std::mem::take(&mut record));
+            self.secrets.redact_json(&mut value);
+            if let serde_json::Value::Object(map) = value {
+                record = map;
+            }
+        }
+        record
+    }
+
     /// The configuration.
     pub fn config(&self) -> &EvaluatorConfig {
         &self.config
@@ -519,6 +550,27 @@ mod tests {
         let e = ev.evaluate(&JudgeReply::text("{\"score\": 1, \"status\": \"completed\"}")).unwrap_or_default();
         assert_eq!((e.verdict, e.threshold), (Verdict::Pass, Some(Threshold::from(3u8))));
         assert!(e.warnings.iter().any(|w| w.contains("ignores the threshold")), "{:?}", e.warnings);
+    }
+
+    #[test]
+    fn azure_record_is_the_reference_result() {
+        let ev = Evaluator::new("coherence", crate::AzureEvaluator::Coherence.config());
+        let reply = JudgeReply::text("<S1>Clear.</S1><S2>4</S2>");
+        let e = ev.evaluate(&reply).unwrap_or_default();
+        let record = ev.azure_record(&e, &reply);
+        let keys: Vec<&str> = record.keys().map(String::as_str).take(5).collect();
+        assert_eq!(keys, ["coherence", "gpt_coherence", "coherence_reason", "coherence_result", "coherence_threshold"]);
+        // An empty answer: the reference's record has no reason and no metadata.
+        let empty = JudgeReply::text("");
+        let e = ev.evaluate(&empty).unwrap_or_default();
+        let keys: Vec<String> = ev.azure_record(&e, &empty).keys().cloned().collect();
+        assert_eq!(keys, ["coherence", "gpt_coherence", "coherence_result", "coherence_threshold"]);
+        // A prompt's own evaluator: the base layout.
+        let own = Evaluator::new("quality", config(json!({"answer": "json"})));
+        let reply = JudgeReply::text("{\"score\": 2, \"reason\": \"vague\"}");
+        let record = own.azure_record(&own.evaluate(&reply).unwrap_or_default(), &reply);
+        assert_eq!(record["quality_reason"], "vague");
+        assert_eq!(record["gpt_quality"], 2.0);
     }
 
     #[test]

@@ -174,6 +174,53 @@ impl Error {
         self.inner.span.clone()
     }
 
+    /// The 1-based line and column (in characters) of byte `offset` in the error's file
+    /// (a diagnostic's or [`span`](Error::span)'s start); `None` when the error is about no
+    /// file's text.
+    pub fn line_col(&self, offset: usize) -> Option<(usize, usize)> {
+        let file = self.inner.file.as_ref().filter(|f| !f.text.is_empty())?;
+        Some(LineIndex::new(&file.text).line_col(&file.text, offset))
+    }
+
+    /// Where the error points: the line and column of its first error-level diagnostic,
+    /// else of its [`span`](Error::span); `None` when it points nowhere in a file.
+    ///
+    /// ```
+    /// let err = prompty_toolkit::from_str("---\nname: [unclosed\n---\nuser:\nhi").unwrap_err();
+    /// assert_eq!(err.location().map(|(line, _)| line), Some(2));
+    /// assert_eq!(err.code().map(|c| c.id), Some("P002"));
+    /// ```
+    pub fn location(&self) -> Option<(usize, usize)> {
+        let inner = &*self.inner;
+        let offset = match inner.diagnostics.iter().find(|d| d.is_error()) {
+            Some(d) => d.span.start,
+            None => inner.span.as_ref()?.start,
+        };
+        self.line_col(offset)
+    }
+
+    /// The stable code of the problem: the first error-level diagnostic's (`P002`), else
+    /// the code of the underlying renderer, compiler or evaluator error; `None` for errors
+    /// that have none (a file that cannot be read, inputs that are not a map).
+    pub fn code(&self) -> Option<Code> {
+        if let Some(d) = self.inner.diagnostics.iter().find(|d| d.is_error()) {
+            return Some(d.code);
+        }
+        let source = self.inner.source.as_deref()?;
+        if let Some(e) = source.downcast_ref::<crate::render::Error>() {
+            return Some(e.code());
+        }
+        #[cfg(feature = "wire")]
+        if let Some(e) = source.downcast_ref::<crate::wire::Error>() {
+            return Some(e.code());
+        }
+        #[cfg(feature = "eval")]
+        if let Some(e) = source.downcast_ref::<crate::eval::Error>() {
+            return Some(e.code());
+        }
+        None
+    }
+
     /// Every diagnostic drawn as the command line tool draws them; see [`Report`].
     pub fn report(&self) -> Report<'_> {
         Report { error: self, style: Style::default() }

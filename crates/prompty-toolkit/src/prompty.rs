@@ -371,6 +371,30 @@ impl Prompty {
         })
     }
 
+    /// `messages` as the OpenAI SDKs take them: the `messages` array of an OpenAI chat
+    /// completions request (`{role, content}`, string content for one text part, a list of
+    /// content parts otherwise; for a v1 prompt exactly what promptflow-core sends), with
+    /// the warnings for what that form cannot carry (message metadata other than `name`,
+    /// `tool_call_id` and `tool_calls`). Unlike [`compile`](Prompty::compile), the prompt's
+    /// model, options and tools play no part.
+    ///
+    /// ```
+    /// let prompt = prompty_toolkit::from_str("---\nname: hi\n---\nsystem:\nBe brief.\n\nuser:\nHi")?;
+    /// let (messages, warnings) = prompt.chat_messages(&prompt.render(&())?)?;
+    /// assert_eq!(messages[1], serde_json::json!({"role": "user", "content": "Hi"}));
+    /// assert!(warnings.is_empty());
+    /// # Ok::<(), prompty_toolkit::Error>(())
+    /// ```
+    #[cfg(feature = "wire")]
+    pub fn chat_messages(&self, messages: &[Message]) -> Result<(Vec<Value>, Vec<crate::Warning>), Error> {
+        crate::wire::chat_messages(self.prompt(), messages).map_err(|e| {
+            Error::new(ErrorKind::Compile, e.to_string())
+                .with_file(&self.file)
+                .with_source(e)
+                .redacted(&self.prompt().secrets)
+        })
+    }
+
     /// The evaluator this prompt configures: its `metadata.evaluator` block, else the known
     /// settings of the azure-ai-evaluation prompt of its name (or file name).
     #[cfg(feature = "eval")]
@@ -423,6 +447,56 @@ impl Prompty {
     #[cfg(feature = "eval")]
     pub fn score(&self, answer: &str) -> Result<crate::Evaluation, Error> {
         self.score_reply(&crate::JudgeReply::text(answer))
+    }
+
+    /// Scores `reply` and returns the result dictionary the azure-ai-evaluation evaluator
+    /// this prompt follows returns for it (its key layout: `{k}`, `{k}_result`,
+    /// `{k}_threshold`, `{k}_reason`, ..., as
+    /// [`Evaluator::azure_record`](crate::eval::Evaluator::azure_record) writes it).
+    /// `inputs` are the inputs the judge prompt was rendered with (they fill
+    /// `{k}_sample_input`, as the reference records them); `threshold` overrides the
+    /// configured threshold as the reference evaluators' `threshold` argument does.
+    ///
+    /// ```
+    /// let prompt = prompty_toolkit::from_str(
+    ///     "---\nname: quality\nmetadata:\n  evaluator: {answer: json, range: [1, 5], threshold: 3}\n---\nuser:\n{{q}}",
+    /// )?;
+    /// let reply = prompty_toolkit::JudgeReply::text(r#"{"score": 2, "reason": "vague"}"#);
+    /// let result = prompt.score_azure(&reply, None, None)?;
+    /// assert_eq!(result["quality"], 2.0);
+    /// assert_eq!(result["quality_result"], "fail");
+    /// assert_eq!(result["quality_reason"], "vague");
+    /// # Ok::<(), prompty_toolkit::Error>(())
+    /// ```
+    #[cfg(feature = "eval")]
+    pub fn score_azure(
+        &self,
+        reply: &crate::JudgeReply,
+        inputs: Option<&Map<String, Value>>,
+        threshold: Option<crate::eval::Threshold>,
+    ) -> Result<Map<String, Value>, Error> {
+        let configured = self.evaluator()?;
+        let overridden;
+        let evaluator = match threshold {
+            Some(t) => {
+                overridden = configured.clone().with_threshold(t).map_err(|e| self.score_error(e))?;
+                &overridden
+            }
+            None => configured,
+        };
+        let mut evaluation = evaluator.evaluate(reply).map_err(|e| self.score_error(e))?;
+        if let Some(inputs) = inputs {
+            // The reference records the inputs resolved against its prompt's declared inputs.
+            let builtin = self
+                .stem
+                .as_deref()
+                .and_then(crate::eval::builtin_prompt)
+                .or_else(|| self.prompt().name.as_deref().and_then(crate::eval::builtin_prompt));
+            let call = crate::eval::JudgeCall { prompt: builtin.map_or("", |b| b.prompt), inputs: inputs.clone() };
+            evaluation.sample_input = Some(call.sample_input());
+            evaluation = evaluation.redacted(&self.prompt().secrets);
+        }
+        Ok(evaluator.azure_record(&evaluation, reply))
     }
 
     /// [`score`](Prompty::score) with the whole reply (usage, model, finish reason).

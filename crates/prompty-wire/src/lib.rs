@@ -101,6 +101,33 @@ pub fn compile(prompt: &Prompt, messages: &[Message], target: Target) -> Result<
     }
 }
 
+/// The `messages` array of an OpenAI chat completions request for `messages`, as
+/// [`compile`] writes it for OpenAI chat (and promptflow-core writes it for a v1 prompt):
+/// `{role, content}` with string content for one text part and a list of content parts
+/// otherwise, plus the `name`, `tool_call_id` and `tool_calls` metadata. This is the form
+/// the OpenAI SDKs take. Other metadata is left out with a [`Warning`]; a role chat
+/// completions has not, a tool result without its call id, or media without a media type
+/// is an error. Only the messages are read from `prompt` (its secrets, for the error
+/// texts): its model, tools and options play no part.
+///
+/// ```
+/// use prompty_syntax::{LoadOptions, MapHost, Message, load_str};
+///
+/// let prompt = load_str("---\nname: x\n---\nuser:\nHi", &MapHost::new(), &LoadOptions::default()).prompt.unwrap();
+/// let (messages, warnings) = prompty_wire::chat_messages(&prompt, &[Message::text("user", "Hi")]).unwrap();
+/// assert_eq!(messages, vec![serde_json::json!({"role": "user", "content": "Hi"})]);
+/// assert!(warnings.is_empty());
+/// ```
+pub fn chat_messages(prompt: &Prompt, messages: &[Message]) -> Result<(Vec<Value>, Vec<Warning>), Error> {
+    let (provider, api) = (Provider::OpenAi, Api::Chat);
+    let legacy = prompt.profile == Profile::Promptflow;
+    let mut ctx =
+        common::Ctx { prompt, provider, api, model: String::new(), warnings: Vec::new(), legacy, answer_tool: None };
+    let list = openai::chat_messages(&mut ctx, messages).map_err(|e| e.redacted(&prompt.secrets))?;
+    let warnings = ctx.warnings.into_iter().map(|w| w.redacted(&prompt.secrets)).collect();
+    Ok((list, warnings))
+}
+
 impl ResponseSpec {
     /// How the reply to `prompt` compiled for `target` is read; the same as
     /// [`Compiled::response`].

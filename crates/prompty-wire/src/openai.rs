@@ -18,7 +18,7 @@ const CHAT_METADATA: &[&str] = &["name", "tool_call_id", "tool_calls"];
 pub(crate) fn chat(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Value, Error> {
     let mut body = Map::new();
     body.insert("model".into(), Value::String(ctx.model.clone()));
-    body.insert("messages".into(), chat_messages(ctx, messages)?);
+    body.insert("messages".into(), Value::Array(chat_messages(ctx, messages)?));
     let mut tools = Vec::new();
     for tool in ctx.function_tools()? {
         let strict = tool.strict == Some(true);
@@ -77,12 +77,12 @@ fn parallel_tool_calls(ctx: &mut Ctx<'_>, body: &mut Map<String, Value>, allow: 
 }
 
 /// The chat completions `messages` array.
-pub(crate) fn chat_messages(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Value, Error> {
+pub(crate) fn chat_messages(ctx: &mut Ctx<'_>, messages: &[Message]) -> Result<Vec<Value>, Error> {
     let mut out = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
         out.push(chat_message(ctx, i, m)?);
     }
-    Ok(Value::Array(out))
+    Ok(out)
 }
 
 /// `{role, name?, tool_call_id?, tool_calls?, content}`: one text part gives string

@@ -62,7 +62,7 @@ pub(crate) fn compile(prompt: &Prompt, messages: &[Message], target: &Target) ->
         }
         body.insert("model".into(), Value::String(ctx.model.clone()));
         let wire_messages = openai::chat_messages(&mut ctx, messages)?;
-        body.insert("messages".into(), wire_messages);
+        body.insert("messages".into(), Value::Array(wire_messages));
         Value::Object(body)
     } else {
         anthropic::messages(&mut ctx, messages)?
