@@ -492,7 +492,11 @@ impl Prompty {
                 .as_deref()
                 .and_then(crate::eval::builtin_prompt)
                 .or_else(|| self.prompt().name.as_deref().and_then(crate::eval::builtin_prompt));
-            let call = crate::eval::JudgeCall { prompt: builtin.map_or("", |b| b.prompt), inputs: inputs.clone() };
+            let call = crate::eval::JudgeCall {
+                prompt: builtin.map_or("", |b| b.prompt),
+                inputs: inputs.clone(),
+                contract: evaluator.contract(),
+            };
             evaluation.sample_input = Some(call.sample_input());
             evaluation = evaluation.redacted(&self.prompt().secrets);
         }
