@@ -91,6 +91,15 @@ pub(crate) struct EvalArgs {
     /// Output layout.
     #[arg(long, value_enum, default_value_t = EvalFormat::Clean)]
     format: EvalFormat,
+    /// Also write the run as one self-contained HTML page (statistics, histograms, every
+    /// row with its inputs, the judge's answer and reason; `prompty report` makes it from
+    /// result files).
+    #[arg(long, value_name = "REPORT.html")]
+    report: Option<PathBuf>,
+    /// Also write the run as JUnit XML: one test case per row, a failure for `fail`,
+    /// skipped for `unknown` and `not_applicable`.
+    #[arg(long, value_name = "RESULTS.xml")]
+    junit: Option<PathBuf>,
     #[command(flatten)]
     verdict: VerdictArgs,
     #[command(flatten)]
@@ -345,6 +354,8 @@ pub(crate) struct Output<'a> {
     pub(crate) progress: indicatif::ProgressBar,
     /// Values `${env:}` supplied to the prompt: records and messages show `${env:NAME}`.
     secrets: &'a prompty_syntax::Secrets,
+    /// The result lines written, kept for `--report` and `--junit`.
+    pub(crate) kept: Option<Vec<ResultLine>>,
 }
 
 impl Output<'_> {
@@ -366,10 +377,27 @@ impl Output<'_> {
             o.insert("cached".into(), Value::Bool(true));
         }
         self.secrets.redact_json(&mut record);
+        if self.kept.is_some() {
+            let line = self.redacted(result);
+            self.kept.get_or_insert_default().push(line);
+        }
         serde_json::to_writer(&mut *self.out, &record)?;
         self.out.write_all(b"\n")?;
         self.progress.inc(1);
         Ok(())
+    }
+
+    /// A result line with the prompt's `${env:}` values shown as `${env:NAME}` (the judge's
+    /// answer, which the written line leaves out, included).
+    fn redacted(&self, result: &ResultLine) -> ResultLine {
+        let mut line = result.clone();
+        match &mut line.outcome {
+            prompty_eval::RowOutcome::Evaluated(e) => {
+                **e = std::mem::take(&mut **e).redacted(self.secrets);
+            }
+            prompty_eval::RowOutcome::Error { error } => self.secrets.redact_string(&mut error.message),
+        }
+        line
     }
 
     /// Reports a problem on standard error (above the progress bar).
@@ -468,6 +496,30 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
         Some(p) => Some(Staged::create(p, &inputs)?),
         None => None,
     };
+    let mut outputs: Vec<(&str, &Path)> = Vec::new();
+    for (flag, path) in [
+        ("--output", args.output.as_deref()),
+        ("--summary-json", args.gates.summary_json.as_deref()),
+        ("--report", args.report.as_deref()),
+        ("--junit", args.junit.as_deref()),
+    ] {
+        let Some(path) = path else { continue };
+        if let Some((other, _)) =
+            outputs.iter().find(|(_, p)| std::path::absolute(p).ok() == std::path::absolute(path).ok())
+        {
+            return Err(Failure::Message(format!(
+                "{flag} {} is the {other} file; give them different paths",
+                path.display()
+            )));
+        }
+        outputs.push((flag, path));
+    }
+    let mut report_files = Vec::new();
+    for (kind, path) in [("report", args.report.as_deref()), ("junit", args.junit.as_deref())] {
+        if let Some(p) = path {
+            report_files.push((kind, Staged::create(p, &inputs)?));
+        }
+    }
     let mut pricing = Pricing::new();
     for p in &args.gates.prices {
         pricing.add(p).map_err(|e| Failure::Message(format!("--price {e}")))?;
@@ -500,6 +552,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
                 layout,
                 progress: progress_bar(data),
                 secrets: &prompt.secrets,
+                kept: (!report_files.is_empty()).then(Vec::new),
             },
             cached: std::collections::HashSet::new(),
         };
@@ -522,7 +575,8 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
             interrupted = outcome.interrupted;
             requests = Some(outcome.requests);
         }
-        let Sink { run, output, .. } = sink;
+        let Sink { run, mut output, .. } = sink;
+        let kept = output.kept.take();
         let summary = run.into_summary();
         output.out.flush()?;
         output.progress.finish_and_clear();
@@ -549,6 +603,22 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
             serde_json::to_writer_pretty(&mut f, &json)?;
             f.write_all(b"\n")?;
             f.commit()?;
+        }
+        if let Some(kept) = kept {
+            let name = args.output.as_ref().map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+            let mut report = prompty_results::Run::from_lines(name, kept);
+            report.meta.prompts = vec![file.display().to_string()];
+            report.meta.when = Some(crate::results::rfc3339(std::time::SystemTime::now()));
+            report.meta.cost = json.get("cost").and_then(Value::as_f64);
+            crate::results::add_inputs(&mut report, data, Some(&prompt.secrets))?;
+            for (kind, mut f) in report_files.drain(..) {
+                let text = match kind {
+                    "report" => prompty_results::html::single(&report),
+                    _ => prompty_results::junit::junit(&report),
+                };
+                f.write_all(text.as_bytes())?;
+                f.commit()?;
+            }
         }
         let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
         let table = prompt.secrets.redact(&table);

@@ -29,7 +29,7 @@ fn hash_source(text: &str) -> String {
 /// The page's Content-Security-Policy: its own style and script by hash, nothing else.
 pub fn content_security_policy() -> String {
     format!(
-        "default-src 'none'; script-src {}; style-src {}; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "default-src 'none'; script-src {}; style-src {}; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'",
         hash_source(SCRIPT),
         hash_source(STYLE)
     )

@@ -25,11 +25,9 @@ pub fn junit(run: &Run) -> String {
             let score = cell.score.map(format_number);
             let _ = write!(
                 cases,
-                "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\" time=\"0\"",
+                "    <testcase name=\"{}\" classname=\"{}\" time=\"0\"",
                 xml(&format!("row {}", row.id)),
                 xml(&format!("prompty.eval.{}", e.key)),
-                xml(&run.name),
-                row.line
             );
             let message = |what: &str| match (&score, &e.threshold) {
                 (Some(s), Some(th)) => format!("{what}: score {s}, threshold {th}"),
