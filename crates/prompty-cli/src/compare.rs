@@ -10,7 +10,18 @@ use prompty_eval::summary::format_number;
 
 use crate::Failure;
 use crate::eval::open_lines;
-use crate::run::RunFormat;
+
+/// How `eval compare` prints.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub(crate) enum CompareFormat {
+    /// A readable table of the rows that differ and the aggregate.
+    Text,
+    /// The comparison as JSON.
+    Json,
+    /// Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment: a table of every
+    /// evaluator, the rows that changed, their reasons in collapsible sections.
+    Markdown,
+}
 
 #[derive(clap::Args)]
 pub(crate) struct CompareArgs {
@@ -18,20 +29,26 @@ pub(crate) struct CompareArgs {
     a: PathBuf,
     /// The second run's results.
     b: PathBuf,
-    /// Output: a readable report, or JSON.
-    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
-    format: RunFormat,
+    /// Output: a readable report, JSON, or Markdown for a pull request.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    format: CompareFormat,
     /// List every row, not only those that differ.
     #[arg(long)]
     all: bool,
 }
 
 pub(crate) fn run(args: &CompareArgs) -> Result<(), Failure> {
+    if args.format == CompareFormat::Markdown {
+        let (a, b) = (crate::results::read_run(&args.a)?, crate::results::read_run(&args.b)?);
+        let text = prompty_results::markdown::compare(&prompty_results::Comparison::new(&a, &b));
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        return Ok(());
+    }
     let a = Results::read(open_lines(&args.a)?)?;
     let b = Results::read(open_lines(&args.b)?)?;
     let comparison = compare(&a, &b, args.all);
     let mut out = std::io::stdout().lock();
-    if args.format == RunFormat::Json {
+    if args.format == CompareFormat::Json {
         serde_json::to_writer_pretty(&mut out, &comparison)?;
         writeln!(out)?;
         return Ok(());

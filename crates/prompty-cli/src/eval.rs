@@ -260,26 +260,31 @@ impl Staged {
     /// (the rename would replace it), or the same file as an input (the prompt, `--data`,
     /// `--answers`; by path, hard link or symbolic link).
     pub(crate) fn create(target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
+        Staged::create_for("--output", target, inputs)
+    }
+
+    /// [`Staged::create`] for the output of option `flag`, which messages name.
+    pub(crate) fn create_for(flag: &str, target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
         let shown = target.display();
         if let Ok(meta) = std::fs::symlink_metadata(target) {
             if meta.file_type().is_symlink() {
                 return Err(Failure::Message(format!(
-                    "--output {shown} is a symbolic link; give the path of the file itself (results are written beside it and renamed over it)"
+                    "{flag} {shown} is a symbolic link; give the path of the file itself (results are written beside it and renamed over it)"
                 )));
             }
             if meta.is_dir() {
-                return Err(Failure::Message(format!("--output {shown} is a directory; give a file path")));
+                return Err(Failure::Message(format!("{flag} {shown} is a directory; give a file path")));
             }
             if !meta.is_file() {
                 // A device or a FIFO would be replaced by the rename, not written to.
                 return Err(Failure::Message(format!(
-                    "--output {shown} is not a regular file; give a file path (or leave out --output to print the results)"
+                    "{flag} {shown} is not a regular file; give a file path (or leave out --output to print the results)"
                 )));
             }
-            for (flag, input) in inputs {
+            for (input_flag, input) in inputs {
                 if same_file(target, input) {
                     return Err(Failure::Message(format!(
-                        "--output {shown} is the same file as {flag} {}; writing the results there would destroy that input: choose another output path",
+                        "{flag} {shown} is the same file as {input_flag} {}; writing the results there would destroy that input: choose another output path",
                         input.display()
                     )));
                 }
@@ -517,7 +522,7 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
     let mut report_files = Vec::new();
     for (kind, path) in [("report", args.report.as_deref()), ("junit", args.junit.as_deref())] {
         if let Some(p) = path {
-            report_files.push((kind, Staged::create(p, &inputs)?));
+            report_files.push((kind, Staged::create_for(&format!("--{kind}"), p, &inputs)?));
         }
     }
     let mut pricing = Pricing::new();

@@ -62,11 +62,11 @@ pub(crate) fn add_inputs(run: &mut Run, data: &Path, secrets: Option<&prompty_sy
     Ok(())
 }
 
-/// Writes `text` to `target` (a new file renamed over it), refusing a target that is one
-/// of `inputs`.
-pub(crate) fn write(target: &Path, text: &str, inputs: &[(&str, &Path)]) -> Result<(), Failure> {
+/// Writes `text` to `target`, the file of option `flag` (a new file renamed over it),
+/// refusing a target that is one of `inputs`.
+pub(crate) fn write(flag: &str, target: &Path, text: &str, inputs: &[(&str, &Path)]) -> Result<(), Failure> {
     use std::io::Write;
-    let mut staged = Staged::create(target, inputs)?;
+    let mut staged = Staged::create_for(flag, target, inputs)?;
     staged.write_all(text.as_bytes())?;
     staged.commit()
 }
@@ -103,10 +103,10 @@ pub(crate) fn run(args: &ReportArgs) -> Result<(), Failure> {
             Some(b) => prompty_results::html::compare(&Comparison::new(&a, b)),
             None => prompty_results::html::single(&a),
         };
-        write(o, &page, &inputs)?;
+        write("-o", o, &page, &inputs)?;
     }
     if let Some(j) = &args.junit {
-        write(j, &prompty_results::junit::junit(b.as_ref().unwrap_or(&a)), &inputs)?;
+        write("--junit", j, &prompty_results::junit::junit(b.as_ref().unwrap_or(&a)), &inputs)?;
     }
     Ok(())
 }
