@@ -625,7 +625,8 @@ pub(crate) fn run_eval(args: &EvalArgs, reporter: &crate::report::Reporter) -> R
                 f.commit()?;
             }
         }
-        let table = crate::summary::table(&summary, &pricing, requests.as_ref(), seconds);
+        let table =
+            crate::summary::table(&summary, &pricing, requests.as_ref(), seconds, crate::summary::Plot::for_stderr());
         let table = prompt.secrets.redact(&table);
         let mut stderr = std::io::stderr().lock();
         write!(stderr, "{table}")?;
