@@ -45,12 +45,12 @@ pub fn single(run: &Run) -> String {
         let _ = write!(body, "<div class=\"card\"><h3>{}</h3>", html(&e.key));
         body.push_str("<table class=\"stats\"><tbody>");
         stat_rows(&mut body, &[&s], None);
-        body.push_str("</tbody></table>");
+        body.push_str("</tbody></table><div class=\"plots\">");
         let scores: Vec<Vec<f64>> = vec![judged(run, i)];
         histogram_svg(&mut body, &e.key, &s.histogram, &scores);
-        body.push_str("</div>");
+        body.push_str("</div></div>");
     }
-    body.push_str("</div></section>");
+    body.push_str("</div></section></div>");
     let rows: Vec<Value> = run.rows.iter().map(|r| row_json(r, &[Some(r)], run_cells(run, r), false)).collect();
     let data = json!({
         "compare": false,
@@ -78,7 +78,8 @@ pub fn compare(c: &Comparison<'_>) -> String {
             "<tr><th>verdict changes</th><td colspan=\"3\">{}</td></tr><tr><th>scored higher / lower</th><td colspan=\"3\">{} / {}</td></tr>",
             d.verdict_changes, d.higher, d.lower
         );
-        body.push_str("</tbody></table>");
+        body.push_str("</tbody></table><div class=\"plots\">");
+        body.push_str("<p class=\"legend\"><span class=\"key a\"></span>A <span class=\"key b\"></span>B</p>");
         let scores = vec![
             d.index.0.map(|i| judged(c.a, i)).unwrap_or_default(),
             d.index.1.map(|i| judged(c.b, i)).unwrap_or_default(),
@@ -93,9 +94,9 @@ pub fn compare(c: &Comparison<'_>) -> String {
             }
         }
         scatter_svg(&mut body, &d.key, &pairs.into_values().collect::<Vec<_>>());
-        body.push_str("</div>");
+        body.push_str("</div></div>");
     }
-    body.push_str("</div></section>");
+    body.push_str("</div></section></div>");
     let rows: Vec<Value> = c
         .pairs
         .iter()
@@ -167,7 +168,7 @@ type RunField = Box<dyn Fn(&Run) -> String>;
 type StatField = Box<dyn Fn(&Stats) -> String>;
 
 fn runs_section(out: &mut String, runs: &[&Run]) {
-    out.push_str("<section id=\"runs\"><h2>Run</h2><table class=\"meta\"><thead><tr><th></th>");
+    out.push_str("<div class=\"top\"><section id=\"runs\"><h2>Run</h2><table class=\"meta\"><thead><tr><th></th>");
     let names = ["A", "B"];
     for (i, _) in runs.iter().enumerate() {
         let _ = write!(out, "<th>{}</th>", if runs.len() > 1 { names[i] } else { "" });
@@ -347,7 +348,7 @@ fn scatter_svg(out: &mut String, key: &str, points: &[(f64, f64, usize)]) {
     );
     let _ = write!(
         out,
-        "<text class=\"label\" x=\"{pad}\" y=\"{}\">{}</text><text class=\"label\" x=\"{}\" y=\"{}\">{}</text><text class=\"axis\" x=\"{}\" y=\"{}\">A</text><text class=\"axis\" x=\"10\" y=\"{}\">B</text>",
+        "<text class=\"label\" x=\"{pad}\" y=\"{}\">{}</text><text class=\"label\" x=\"{}\" y=\"{}\">{}</text><text class=\"axis\" x=\"{}\" y=\"{}\">A score</text><text class=\"axis\" x=\"12\" y=\"{}\">B</text>",
         size - 8.0,
         html(&format_number(lo)),
         size - pad,
