@@ -194,6 +194,25 @@ fn the_action_checks_evaluates_compares_and_writes_the_summary() {
 }
 
 #[test]
+fn without_the_baseline_file_the_run_is_reported_alone() {
+    let dir = TempDir::new("action-first-run");
+    workspace(&dir);
+    let o = run(
+        &dir,
+        &[
+            ("snapshot", "false"),
+            ("eval-prompt", "prompts/coherence.prompty"),
+            ("eval-data", "eval/rows.jsonl"),
+            ("eval-args", "--answers eval/answers-after.jsonl"),
+            ("eval-baseline", "baseline/results.jsonl"),
+        ],
+    );
+    assert_eq!(o.steps.last().map(|s| s.1), Some(0), "{}", o.log);
+    assert!(o.summary.contains("No baseline results at baseline/results.jsonl"), "{}", o.summary);
+    assert!(dir.read("prompty-report.html").contains("Evaluation report: prompty-results.jsonl"));
+}
+
+#[test]
 fn the_action_fails_on_a_broken_prompt_and_still_runs_the_other_parts() {
     let dir = TempDir::new("action-broken");
     workspace(&dir);
