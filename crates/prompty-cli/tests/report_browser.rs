@@ -326,6 +326,30 @@ fn the_report_in_a_real_browser() {
     assert_eq!(bars, counts, "bars (value, count) against the data's judged scores");
     assert_eq!(browser.eval("document.querySelectorAll('svg.histogram rect.bar').length"), json!(counts.len()));
 
+    // Sorting by score: ascending, then descending on a second click; rows without a score last.
+    let sorted = browser.eval(
+        "(() => { const v = document.getElementById('verdict'); v.value = ''; v.dispatchEvent(new Event('change'));
+           const b = [...document.querySelectorAll('#thead button')].find(b => b.textContent.startsWith('coherence score'));
+           const read = () => [...document.querySelectorAll('#tbody tr td.score')].map(td => td.textContent);
+           b.click(); const up = read();
+           [...document.querySelectorAll('#thead button')].find(b => b.textContent.startsWith('coherence score')).click();
+           return [up, read()]; })()",
+    );
+    let scores: Vec<f64> = results.iter().filter_map(|l| l["score"].as_f64()).collect();
+    let lowest = scores.iter().copied().fold(f64::INFINITY, f64::min);
+    let highest = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let column = |i: usize| -> Vec<f64> {
+        sorted[i]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|v| v.as_str().and_then(|s| s.parse().ok()).expect("a score"))
+            .collect()
+    };
+    let (up, down) = (column(0), column(1));
+    assert!(up.windows(2).all(|w| w[0] <= w[1]) && up[0] == lowest, "ascending: {up:?}");
+    assert!(down.windows(2).all(|w| w[0] >= w[1]) && down[0] == highest, "descending: {down:?}");
+
     // The hostile row: found by searching, shown as text, and nothing in it ran.
     let hostile = browser.eval(
         "new Promise(done => { const v = document.getElementById('verdict'); v.value = ''; v.dispatchEvent(new Event('change'));

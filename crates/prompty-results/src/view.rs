@@ -165,29 +165,36 @@ fn answer_text(sample_output: &str) -> Option<String> {
 impl Run {
     /// The run of these result lines (in any order; they are shown in data order).
     ///
-    /// This is the one function that reads the result layout. A line holds one evaluator's
-    /// result (its `name` is the evaluator's key); an error record counts for every
-    /// evaluator of the run. A run whose lines name no evaluator (only error records) has
-    /// one, `result`.
+    /// This and [`Run::from_keyed`] are the only functions that read the result layout. A
+    /// line holds one evaluator's result (its `name` is the evaluator's key); an error
+    /// record counts for every evaluator of the run. A run whose lines name no evaluator
+    /// (only error records) has one, `result`.
     pub fn from_lines(name: impl Into<String>, lines: impl IntoIterator<Item = ResultLine>) -> Run {
-        let mut lines: Vec<ResultLine> = lines.into_iter().collect();
-        lines.sort_by_key(|l| l.line);
+        Run::from_keyed(name, lines.into_iter().map(|l| (None, l)))
+    }
+
+    /// The run of result lines that each say which evaluator they are for: `(Some(key),
+    /// line)` puts the line, an error record too, under evaluator `key`; `(None, line)` is
+    /// read as [`Run::from_lines`] reads it. A run over several evaluators gives one line per
+    /// row and evaluator, keyed.
+    pub fn from_keyed(name: impl Into<String>, lines: impl IntoIterator<Item = (Option<String>, ResultLine)>) -> Run {
+        let mut lines: Vec<(Option<String>, ResultLine)> =
+            lines.into_iter().map(|(key, l)| (key.or_else(|| l.evaluation().map(|e| e.name.clone())), l)).collect();
+        lines.sort_by_key(|(_, l)| l.line);
         let mut evaluators: Vec<EvaluatorInfo> = Vec::new();
         let mut meta = Meta::default();
         let mut models = BTreeSet::new();
         let (mut input_tokens, mut output_tokens, mut any_usage) = (0u64, 0u64, false);
-        for l in &lines {
+        for (key, l) in &lines {
+            let Some(key) = key else { continue };
+            if !evaluators.iter().any(|x| &x.key == key) {
+                evaluators.push(EvaluatorInfo { key: key.clone(), threshold: None });
+            }
             let Some(e) = l.evaluation() else { continue };
-            match evaluators.iter_mut().find(|x| x.key == e.name) {
-                Some(x) => {
-                    if x.threshold.is_none() {
-                        x.threshold = e.threshold.as_ref().map(|t| t.0.to_string());
-                    }
-                }
-                None => evaluators.push(EvaluatorInfo {
-                    key: e.name.clone(),
-                    threshold: e.threshold.as_ref().map(|t| t.0.to_string()),
-                }),
+            if let Some(x) = evaluators.iter_mut().find(|x| &x.key == key)
+                && x.threshold.is_none()
+            {
+                x.threshold = e.threshold.as_ref().map(|t| t.0.to_string());
             }
             if let Some(m) = &e.model {
                 models.insert(m.clone());
@@ -207,7 +214,7 @@ impl Run {
             meta.output_tokens = Some(output_tokens);
         }
         let mut rows: Vec<Row> = Vec::with_capacity(lines.len());
-        for l in lines {
+        for (key, l) in lines {
             let cell_of = |l: &ResultLine| -> Cell {
                 match (l.evaluation(), l.error()) {
                     (Some(e), _) => Cell {
@@ -230,7 +237,7 @@ impl Run {
                 }
             };
             let cell = cell_of(&l);
-            let slot = l.evaluation().and_then(|e| evaluators.iter().position(|x| x.key == e.name));
+            let slot = key.as_ref().and_then(|k| evaluators.iter().position(|x| &x.key == k));
             // A second line for a row already seen (another evaluator's) fills its cell.
             if let Some(row) = rows.last_mut().filter(|r| r.line == l.line) {
                 match slot {

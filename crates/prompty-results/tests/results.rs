@@ -135,3 +135,22 @@ fn a_comparison_puts_changed_verdicts_first_and_matches_rows_by_id() {
     assert_eq!((d.verdict_changes, d.higher, d.lower), (2, 0, 2));
     assert_eq!(d.mean_delta, Some(2.5 - 11.0 / 3.0));
 }
+
+#[test]
+fn keyed_lines_make_a_run_of_several_evaluators() {
+    let lines = vec![
+        (Some("coherence".to_owned()), judged(1, "coherence", 5.0, Verdict::Pass, "")),
+        (Some("fluency".to_owned()), judged(1, "fluency", 2.0, Verdict::Fail, "")),
+        (Some("coherence".to_owned()), judged(2, "coherence", 4.0, Verdict::Pass, "")),
+        // An error record for one evaluator of the row only.
+        (Some("fluency".to_owned()), error(2)),
+    ];
+    let r = Run::from_keyed("multi.jsonl", lines);
+    let keys: Vec<&str> = r.evaluators.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["coherence", "fluency"]);
+    let outcomes: Vec<Vec<Outcome>> = r.rows.iter().map(|row| row.cells.iter().map(|c| c.outcome).collect()).collect();
+    assert_eq!(outcomes, [vec![Outcome::Pass, Outcome::Fail], vec![Outcome::Pass, Outcome::Error]]);
+    let junit = prompty_results::junit::junit(&r);
+    assert_eq!(junit.matches("<testcase ").count(), 4, "one case per row and evaluator: {junit}");
+    assert_eq!(junit.matches("<testsuite ").count(), 2);
+}
