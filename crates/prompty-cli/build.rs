@@ -1,11 +1,17 @@
 //! Which programs the integration tests drive are on this machine: a test that needs one
 //! is compiled as ignored, with the reason, when it is missing (`cfg(has_nvim)`,
-//! `cfg(has_script)`, `cfg(has_setpriv)`). Under `CI=true` every one counts as present, so
+//! `cfg(has_script)`, `cfg(has_setpriv)`, `cfg(has_chromium)`, `cfg(has_xmllint)`). Under `CI=true` every one counts as present, so
 //! that a missing program fails its test instead of skipping it (`.ci/run` installs them).
 
 use std::path::Path;
 
-const PROGRAMS: [(&str, &str); 3] = [("nvim", "has_nvim"), ("script", "has_script"), ("setpriv", "has_setpriv")];
+const PROGRAMS: [(&str, &str); 5] = [
+    ("nvim", "has_nvim"),
+    ("script", "has_script"),
+    ("setpriv", "has_setpriv"),
+    ("chromium", "has_chromium"),
+    ("xmllint", "has_xmllint"),
+];
 
 fn main() {
     println!("cargo::rerun-if-env-changed=PATH");

@@ -11,7 +11,18 @@ use serde_json::Value;
 
 use crate::Failure;
 use crate::eval::{EvalStatus, open_lines};
-use crate::run::RunFormat;
+
+/// How `eval compare` prints.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub(crate) enum CompareFormat {
+    /// A readable table of the rows that differ and the aggregate.
+    Text,
+    /// The comparison as JSON.
+    Json,
+    /// Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment: a table of every
+    /// evaluator, the rows that changed, their reasons in collapsible sections.
+    Markdown,
+}
 
 /// Exit status: 0 no regression gate failed; 1 a gate failed (each named on standard
 /// error); 2 usage or I/O failure.
@@ -24,9 +35,9 @@ pub(crate) struct CompareArgs {
     a: PathBuf,
     /// The second run's results: the change.
     b: PathBuf,
-    /// Output: a readable report, or JSON.
-    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
-    format: RunFormat,
+    /// Output: a readable report, JSON, or Markdown for a pull request.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    format: CompareFormat,
     /// List every row, not only those that differ.
     #[arg(long)]
     all: bool,
@@ -45,7 +56,11 @@ pub(crate) fn run(args: &CompareArgs) -> Result<EvalStatus, Failure> {
     let comparison = compare(&a, &b, args.all);
     let failed = prompty_eval::regressions(&comparison, &gates)?;
     let mut out = std::io::stdout().lock();
-    if args.format == RunFormat::Json {
+    if args.format == CompareFormat::Markdown {
+        let (a, b) = (crate::results::read_run(&args.a)?, crate::results::read_run(&args.b)?);
+        let text = prompty_results::markdown::compare(&prompty_results::Comparison::new(&a, &b));
+        out.write_all(text.as_bytes())?;
+    } else if args.format == CompareFormat::Json {
         let mut json = match comparison.evaluators.as_slice() {
             [one] => serde_json::to_value(one).unwrap_or(Value::Null),
             _ => serde_json::to_value(&comparison).unwrap_or(Value::Null),

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use prompty_eval::{
-    AzureLayout, Contract, Evaluator, Gates, IdColumn, MapSpec, MaxUnknown, OutOfRange, Pricing, RowResults, Suite,
-    Threshold,
+    AzureLayout, Contract, Evaluator, Gates, IdColumn, MapSpec, MaxUnknown, OutOfRange, Pricing, ResultLine,
+    RowResults, Suite, Threshold,
 };
 use prompty_syntax::Prompt;
 use serde_json::Value;
@@ -122,6 +122,15 @@ pub(crate) struct EvalArgs {
     /// compare` (default: the row's `id` field, else its line number).
     #[arg(long, value_name = "FIELD")]
     id_column: Option<String>,
+    /// Also write the run as one self-contained HTML page (statistics, histograms, every
+    /// row with its inputs, the judge's answer and reason; `prompty report` makes it from
+    /// result files).
+    #[arg(long, value_name = "REPORT.html")]
+    report: Option<PathBuf>,
+    /// Also write the run as JUnit XML: one test case per row, a failure for `fail`,
+    /// skipped for `unknown` and `not_applicable`.
+    #[arg(long, value_name = "RESULTS.xml")]
+    junit: Option<PathBuf>,
     #[command(flatten)]
     verdict: VerdictArgs,
     #[command(flatten)]
@@ -352,26 +361,31 @@ impl Staged {
     /// (the rename would replace it), or the same file as an input (the prompt, `--data`,
     /// `--answers`; by path, hard link or symbolic link).
     pub(crate) fn create(target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
+        Staged::create_for("--output", target, inputs)
+    }
+
+    /// [`Staged::create`] for the output of option `flag`, which messages name.
+    pub(crate) fn create_for(flag: &str, target: &Path, inputs: &[(&str, &Path)]) -> Result<Staged, Failure> {
         let shown = target.display();
         if let Ok(meta) = std::fs::symlink_metadata(target) {
             if meta.file_type().is_symlink() {
                 return Err(Failure::Message(format!(
-                    "--output {shown} is a symbolic link; give the path of the file itself (results are written beside it and renamed over it)"
+                    "{flag} {shown} is a symbolic link; give the path of the file itself (results are written beside it and renamed over it)"
                 )));
             }
             if meta.is_dir() {
-                return Err(Failure::Message(format!("--output {shown} is a directory; give a file path")));
+                return Err(Failure::Message(format!("{flag} {shown} is a directory; give a file path")));
             }
             if !meta.is_file() {
                 // A device or a FIFO would be replaced by the rename, not written to.
                 return Err(Failure::Message(format!(
-                    "--output {shown} is not a regular file; give a file path (or leave out --output to print the results)"
+                    "{flag} {shown} is not a regular file; give a file path (or leave out --output to print the results)"
                 )));
             }
-            for (flag, input) in inputs {
+            for (input_flag, input) in inputs {
                 if same_file(target, input) {
                     return Err(Failure::Message(format!(
-                        "--output {shown} is the same file as {flag} {}; writing the results there would destroy that input: choose another output path",
+                        "{flag} {shown} is the same file as {input_flag} {}; writing the results there would destroy that input: choose another output path",
                         input.display()
                     )));
                 }
@@ -447,6 +461,9 @@ pub(crate) struct Output<'a> {
     pub(crate) progress: indicatif::ProgressBar,
     /// Values `${env:}` supplied to the prompts: records and messages show `${env:NAME}`.
     secrets: &'a [prompty_syntax::Secrets],
+    /// The result lines written, with their evaluator's key, kept for `--report` and
+    /// `--junit`.
+    pub(crate) kept: Option<Vec<(String, ResultLine)>>,
 }
 
 impl Output<'_> {
@@ -517,10 +534,34 @@ impl Output<'_> {
         for s in self.secrets {
             s.redact_json(&mut record);
         }
+        if self.kept.is_some() {
+            let lines: Vec<(String, ResultLine)> =
+                results.lines().map(|(key, line)| (key.to_owned(), self.redacted(&line))).collect();
+            self.kept.get_or_insert_default().extend(lines);
+        }
         serde_json::to_writer(&mut *self.out, &record)?;
         self.out.write_all(b"\n")?;
         self.progress.inc(1);
         Ok(())
+    }
+
+    /// A result line with the prompt's `${env:}` values shown as `${env:NAME}` (the judge's
+    /// answer, which the written line leaves out, included).
+    fn redacted(&self, result: &ResultLine) -> ResultLine {
+        let mut line = result.clone();
+        match &mut line.outcome {
+            prompty_eval::RowOutcome::Evaluated(e) => {
+                for s in self.secrets {
+                    **e = std::mem::take(&mut **e).redacted(s);
+                }
+            }
+            prompty_eval::RowOutcome::Error { error } => {
+                for s in self.secrets {
+                    s.redact_string(&mut error.message);
+                }
+            }
+        }
+        line
     }
 
     /// Reports a problem on standard error (above the progress bar).
@@ -756,6 +797,30 @@ fn evaluate(
         Some(p) => Some(Staged::create(p, &inputs)?),
         None => None,
     };
+    let mut outputs: Vec<(&str, &Path)> = Vec::new();
+    for (flag, path) in [
+        ("--output", args.output.as_deref()),
+        ("--summary-json", args.gates.summary_json.as_deref()),
+        ("--report", args.report.as_deref()),
+        ("--junit", args.junit.as_deref()),
+    ] {
+        let Some(path) = path else { continue };
+        if let Some((other, _)) =
+            outputs.iter().find(|(_, p)| std::path::absolute(p).ok() == std::path::absolute(path).ok())
+        {
+            return Err(Failure::Message(format!(
+                "{flag} {} is the {other} file; give them different paths",
+                path.display()
+            )));
+        }
+        outputs.push((flag, path));
+    }
+    let mut report_files = Vec::new();
+    for (kind, path) in [("report", args.report.as_deref()), ("junit", args.junit.as_deref())] {
+        if let Some(p) = path {
+            report_files.push((kind, Staged::create_for(&format!("--{kind}"), p, &inputs)?));
+        }
+    }
     let mut pricing = Pricing::new();
     for p in &args.gates.prices {
         pricing.add(p).map_err(|e| Failure::Message(format!("--price {e}")))?;
@@ -780,7 +845,15 @@ fn evaluate(
     let files: Vec<String> = judged.iter().map(|j| j.file.display().to_string()).collect();
     let mut sink = Sink {
         suite,
-        output: Output { out, reporter, format: args.format, layouts, progress: progress_bar(data), secrets },
+        output: Output {
+            out,
+            reporter,
+            format: args.format,
+            layouts,
+            progress: progress_bar(data),
+            secrets,
+            kept: (!report_files.is_empty()).then(Vec::new),
+        },
         cached: std::collections::HashSet::new(),
     };
     let mut requests = None;
@@ -802,7 +875,8 @@ fn evaluate(
         interrupted = outcome.interrupted;
         requests = Some(outcome.requests);
     }
-    let Sink { suite, output, .. } = sink;
+    let Sink { suite, mut output, .. } = sink;
+    let kept = output.kept.take();
     let summaries = suite.into_summaries();
     output.out.flush()?;
     output.progress.finish_and_clear();
@@ -824,8 +898,13 @@ fn evaluate(
                 o.insert("gates".into(), serde_json::json!({"passed": failed.is_empty(), "failed": failed}));
             }
         }
-        let mut table =
-            crate::summary::table(summary, &pricing, if single { requests.as_ref() } else { None }, seconds);
+        let mut table = crate::summary::table(
+            summary,
+            &pricing,
+            if single { requests.as_ref() } else { None },
+            seconds,
+            crate::summary::Plot::for_stderr(),
+        );
         if args.load.error_format == crate::report::Format::Human {
             table.insert_str(0, &format!("contract: {contract} ({why})\n"));
         }
@@ -856,6 +935,22 @@ fn evaluate(
         o.insert("gates".into(), serde_json::json!({"passed": failed_gates.is_empty(), "failed": failed_gates}));
         if interrupted {
             o.insert("interrupted".into(), Value::Bool(true));
+        }
+    }
+    if let Some(kept) = kept {
+        let name = args.output.as_ref().map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+        let mut report = prompty_results::Run::from_keyed(name, kept.into_iter().map(|(key, line)| (Some(key), line)));
+        report.meta.prompts = files.clone();
+        report.meta.when = Some(crate::results::rfc3339(std::time::SystemTime::now()));
+        report.meta.cost = json.get("cost").and_then(Value::as_f64);
+        crate::results::add_inputs(&mut report, data, secrets)?;
+        for (kind, mut f) in report_files.drain(..) {
+            let text = match kind {
+                "report" => prompty_results::html::single(&report),
+                _ => prompty_results::junit::junit(&report),
+            };
+            f.write_all(text.as_bytes())?;
+            f.commit()?;
         }
     }
     for s in secrets {

@@ -13,6 +13,7 @@ mod live;
 mod lsp;
 mod new;
 mod report;
+mod results;
 mod rule;
 mod run;
 mod snapshot;
@@ -67,6 +68,9 @@ enum Command {
     /// Score data rows with a judge prompt: recorded answers, a live judge or provider
     /// batch results; `eval compare A B` compares two runs.
     Eval(Box<eval::EvalArgs>),
+    /// Write an evaluation report of `eval` results: one self-contained HTML page (two
+    /// result files: compared) and JUnit XML.
+    Report(results::ReportArgs),
     /// Compile a prompt, send it to the model and print the result.
     Run(run::RunArgs),
     /// Write the provider's batch input file (OpenAI Batch, Anthropic Message Batches)
@@ -299,6 +303,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
             Ok(eval::EvalStatus::Interrupted) => return ExitCode::from(EXIT_INTERRUPTED),
             Err(e) => Err(e),
         },
+        Command::Report(args) => results::run(&args),
         Command::Batch(args) => match batch::run(&args, reporter) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),

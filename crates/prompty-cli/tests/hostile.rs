@@ -622,6 +622,10 @@ fn secrets_never_appear_in_score_or_eval_output() {
                 format,
                 "--output",
                 "out.jsonl",
+                "--report",
+                "report.html",
+                "--junit",
+                "junit.xml",
             ],
             &env,
         );
@@ -632,6 +636,12 @@ fn secrets_never_appear_in_score_or_eval_output() {
         assert_eq!(results.lines().count(), 3, "{results}");
         assert!(!results.contains(SECRET) && !results.contains("SECRET-1234"), "{format}: {results}");
         assert!(results.contains("${env:SECRET}"), "{format}: {results}");
+        // The report keeps the judge's answers, which the results leave out: shown redacted too.
+        for file in ["report.html", "junit.xml"] {
+            let text = String::from_utf8(read(&dir.join(file))).expect("UTF-8");
+            assert!(!text.contains(SECRET) && !text.contains("SECRET-1234"), "{format} {file}: {text}");
+            assert!(text.contains("${env:SECRET}"), "{format} {file}: {text}");
+        }
     }
     // A configuration error quoting a value from the environment.
     tmp.write("bad.prompty", SECRET_JUDGE.replace("answer: json", "answer: ${env:SECRET}").as_bytes());
