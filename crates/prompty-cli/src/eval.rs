@@ -535,8 +535,9 @@ impl Output<'_> {
             s.redact_json(&mut record);
         }
         if self.kept.is_some() {
+            // The evaluator's key is its name, which a value from the environment may supply.
             let lines: Vec<(String, ResultLine)> =
-                results.lines().map(|(key, line)| (key.to_owned(), self.redacted(&line))).collect();
+                results.lines().map(|(key, line)| (self.redact(key), self.redacted(&line))).collect();
             self.kept.get_or_insert_default().extend(lines);
         }
         serde_json::to_writer(&mut *self.out, &record)?;
