@@ -1,6 +1,8 @@
 //! The azure-ai-evaluation judge contracts and reasoning-model requests through the facade,
 //! on the 1.18.10 prompts of the conformance corpus (read from `../shared`, never copied).
 
+#![cfg(all(feature = "std-host", feature = "wire", feature = "eval"))]
+
 use prompty_toolkit::{Contract, JudgeReply, Loader, StdHost, Target, Verdict};
 
 const PROMPTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/conformance/azure-eval/prompts-1.18");
