@@ -10,7 +10,7 @@ use std::time::Duration;
 use prompty_test_support::TempDir;
 
 /// How long one `prompty` run may take before it counts as hung.
-const WATCHDOG: Duration = Duration::from_secs(30);
+const WATCHDOG: Duration = Duration::from_secs(120);
 
 struct Out {
     code: Option<i32>,

@@ -15,7 +15,7 @@ use prompty_syntax::MapHost;
 use serde_json::{Value, json};
 
 /// How long any one answer may take before the test fails instead of hanging.
-const HANG_GUARD: Duration = Duration::from_secs(30);
+const HANG_GUARD: Duration = Duration::from_secs(120);
 
 const URI: &str = "file:///w/a.prompty";
 const TEXT: &str =

@@ -304,7 +304,7 @@ mod limits {
         let options = RenderOptions::default().with_max_steps(1_000_000);
         let start = std::time::Instant::now();
         let err = template.render_with(&data, &NoPartials, &options).expect_err("10^12 iterations");
-        assert!(start.elapsed() < std::time::Duration::from_secs(10), "took {:?}", start.elapsed());
+        assert!(start.elapsed() < std::time::Duration::from_secs(120), "took {:?}", start.elapsed());
         assert_error(&err, ErrorKind::StepLimitExceeded, 18..24, "more than 1000000 steps");
     }
 

@@ -9,7 +9,7 @@ use prompty_syntax::{LoadOptions, MapHost, load_str};
 use prompty_test_support::Rng;
 use serde_json::{Map, Value, json};
 
-const HANG_GUARD: Duration = Duration::from_secs(10);
+const HANG_GUARD: Duration = Duration::from_secs(120);
 
 /// Small fuel so that runaway templates stop fast in debug builds.
 const TEST_LIMITS: Limits = Limits::DEFAULT.with_steps(2_000_000);

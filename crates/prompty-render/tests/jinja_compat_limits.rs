@@ -9,7 +9,7 @@ use prompty_render::{Error, ErrorKind, Limits, RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, MapHost, load_str};
 use serde_json::{Map, Value, json};
 
-const HANG_GUARD: Duration = Duration::from_secs(10);
+const HANG_GUARD: Duration = Duration::from_secs(120);
 
 fn render(body: &str, inputs: &Map<String, Value>, limits: Limits) -> Result<String, Error> {
     let loaded = load_str("---\nname: t\n---\n", &MapHost::new(), &LoadOptions::default());

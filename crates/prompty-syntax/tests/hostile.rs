@@ -10,7 +10,7 @@ use prompty_syntax::{
 };
 use prompty_test_support::Rng;
 
-const HANG_GUARD: Duration = Duration::from_secs(10);
+const HANG_GUARD: Duration = Duration::from_secs(120);
 
 fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
     let start = Instant::now();
@@ -150,7 +150,7 @@ fn hundred_megabytes_are_rejected_by_size_without_parsing() {
     let start = Instant::now();
     let loaded = load_bytes(&bytes, &MapHost::new(), &LoadOptions::default());
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(1), "rejecting by size took {took:?}");
+    assert!(took < Duration::from_secs(10), "rejecting by size took {took:?}");
     assert!(loaded.prompt.is_none());
     let e = first_error(&loaded);
     assert_eq!(e.code, codes::TOO_LARGE);
