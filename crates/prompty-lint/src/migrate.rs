@@ -20,8 +20,8 @@
 //! mapping becomes a list of properties with `name` and `kind` (`type` mapped to its kind,
 //! `sample` to `example`, `optional` to the `required` that v1 really applied: an input
 //! without a default is required whatever `optional` says). The template gets the whitespace
-//! control that stands for v1's `trim_blocks`: the line break after a `{% %}` or `{# #}` tag
-//! is removed by `-%}` when the next line starts with text, or moved inside the tag when it
+//! control that stands for v1's `trim_blocks`: the line break after a `{% %}` (but `{% raw %}`)
+//! or `{# #}` tag is removed by `-%}` when the next line starts with text, or moved inside the tag when it
 //! starts with whitespace (where `-%}` would remove more).
 //!
 //! Then the proof: the new text must load as a v2 file with no errors and no v1 construct
@@ -756,7 +756,9 @@ impl Rewrite<'_> {
                 }
                 raw = false;
             } else if kind == Some(b'%') && word == "raw" {
+                // Jinja2 never trims the line break after `{% raw %}` (only after `endraw`).
                 raw = true;
+                continue;
             }
             if kind == Some(b'{') || matches!(bytes.get(end.wrapping_sub(1)), Some(b'-' | b'+')) {
                 continue;
@@ -813,6 +815,86 @@ mod tests {
 
     fn run(text: &str) -> Result<Migrated, Refusal> {
         migrate(text, &MapHost::new(), &LoadOptions::default(), &[])
+    }
+
+    fn migrated(text: &str) -> Migrated {
+        run(text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn comments_stay_where_they_were() {
+        let v1 = "---\n# The judge.\nname: j # short\nmodel:\n  api: chat # only chat\n  parameters:\n    # deterministic\n    temperature: 0\n    max_tokens: 10 # enough\ninputs:\n  # what was asked\n  q: # the question\n    type: string\n    # never empty\n    default: why\n---\nuser:\n{{q}}\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text,
+            "---\n# The judge.\nname: j # short\nmodel:\n  apiType: chat # only chat\n  options:\n    # deterministic\n    temperature: 0\n    maxOutputTokens: 10 # enough\ninputs:\n  # what was asked\n  - name: q # the question\n    kind: string\n    # never empty\n    default: why\n---\nuser:\n{{q}}\n"
+        );
+        assert_eq!(out.cases, ["defaults"]);
+    }
+
+    #[test]
+    fn odd_indentation_moves_under_the_dash() {
+        let v1 = "---\ninputs:\n    q:\n         type: string\n         description: |\n           two\n             lines\n         optional: true\n    n:\n      type: int\n      default: 3\n---\nuser:\n{{q}} {{n}}\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text,
+            "---\ninputs:\n    - name: q\n      kind: string\n      description: |\n        two\n          lines\n      required: true\n    - name: n\n      kind: integer\n      default: 3\n---\nuser:\n{{q}} {{n}}\n"
+        );
+        assert!(out.notes.iter().any(|n| n.contains("`optional: true` had no effect in v1")), "{:?}", out.notes);
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf() {
+        let v1 = "---\r\nname: c\r\nmodel:\r\n  api: chat\r\n  parameters:\r\n    seed: 1\r\n    logit_bias: {}\r\ninputs:\r\n  q:\r\n    type: string\r\n    default: hi\r\n---\r\nsystem:\r\n{% if q %}\r\nAsk: {{q}}\r\n{% endif %}\r\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text,
+            "---\r\nname: c\r\nmodel:\r\n  apiType: chat\r\n  options:\r\n    seed: 1\r\n    additionalProperties:\r\n      logit_bias: {}\r\ninputs:\r\n  - name: q\r\n    kind: string\r\n    default: hi\r\n---\r\nsystem:\r\n{% if q -%}\r\nAsk: {{q}}\r\n{% endif -%}\r\n"
+        );
+        assert!(!out.text.replace("\r\n", "").contains('\n'), "a bare line feed: {:?}", out.text);
+    }
+
+    #[test]
+    fn trim_blocks_becomes_whitespace_control() {
+        // After the `for` tag the next line starts with spaces (`-%}` would eat them): the
+        // line break moves into the tag. Comments and `endraw` trim as tags do; `raw` does not.
+        let v1 = "---\ninputs:\n  xs:\n    type: list\n    default: [a, b]\n---\nuser:\n{# list #}\nItems:\n{% for x in xs %}\n  - {{ x }}\n{% endfor %}\n{% raw %}\n{{ kept }}\n{% endraw %}\n\nDone.\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text.split("---\n").nth(2),
+            Some("user:\n{# list -#}\nItems:\n{% for x in xs \n%}  - {{ x }}\n{% endfor -%}\n{% raw %}\n{{ kept }}\n{% endraw \n%}\nDone.\n")
+        );
+        assert!(out.notes.iter().any(|n| n.contains("items: {kind: string}")), "{:?}", out.notes);
+    }
+
+    #[test]
+    fn a_template_that_renders_differently_is_refused_with_the_first_difference() {
+        // `developer:` is text to promptflow and a role line to the spec.
+        let v1 = "---\nmodel:\n  api: chat\n---\nsystem:\nBe brief.\ndeveloper:\nhi\n";
+        let Err(Refusal::Differs(d)) = run(v1) else { panic!("{:?}", run(v1)) };
+        assert_eq!((d.case.as_str(), d.message, d.role.as_deref(), d.offset), ("defaults", Some(0), Some("system"), 9));
+        assert_eq!((d.old.as_str(), d.new.as_str()), ("Be brief.\ndeveloper:\nhi", "Be brief."));
+    }
+
+    #[test]
+    fn one_line_and_scalar_inputs_are_written_out() {
+        let v1 = "---\ninputs:\n  a: {type: string, sample: x}  # inline\n  b: 2\noutputs:\n  score:\n    type: int\n---\nuser:\n{{a}}{{b}}\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text,
+            "---\ninputs:\n  - name: a\n    kind: string\n    example: \"x\"\n    required: true  # inline\n  - name: b\n    kind: integer\n    default: 2\noutputs:\n  - name: score\n    kind: integer\n---\nuser:\n{{a}}{{b}}\n"
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_carried_over_is_refused_by_name() {
+        let conf = "---\nmodel:\n  api: chat\n  configuration:\n    type: openai\n---\nuser:\nhi\n";
+        let Err(Refusal::Unsupported(why)) = run(conf) else { panic!("{:?}", run(conf)) };
+        assert!(why.starts_with("`model.configuration`") && why.ends_with("at 4:3"), "{why}");
+        let sample = "---\nsample:\n  q: hi\ninputs:\n  q:\n    type: string\n---\nuser:\n{{q}}\n";
+        assert!(matches!(run(sample), Err(Refusal::Unsupported(why)) if why.contains("top-level `sample`")));
+        let all = "---\nmodel:\n  api: chat\n  response: all\n---\nuser:\nhi\n";
+        assert!(matches!(run(all), Err(Refusal::Unsupported(why)) if why.contains("`model.response`")));
     }
 
     #[test]
