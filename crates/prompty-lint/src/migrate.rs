@@ -21,8 +21,9 @@
 //! `sample` to `example`, `optional` to the `required` that v1 really applied: an input
 //! without a default is required whatever `optional` says). The template gets the whitespace
 //! control that stands for v1's `trim_blocks`: the line break after a `{% %}` (but `{% raw %}`)
-//! or `{# #}` tag is removed by `-%}` when the next line starts with text, or moved inside the tag when it
-//! starts with whitespace (where `-%}` would remove more).
+//! or `{# #}` tag is removed by `-%}` when the next line starts with text, removed outright when
+//! the next line is blank (the blank line then reads as the tag's own line break), or moved
+//! inside the tag when the next line is indented (where `-%}` would remove the indentation).
 //!
 //! Then the proof: the new text must load as a v2 file with no errors and no v1 construct
 //! left, declare the same inputs (name, kind, default, required), and render, in the spec
@@ -774,11 +775,19 @@ impl Rewrite<'_> {
             };
             let next = body.get(after + nl_len..).and_then(|s| s.chars().next());
             let marker = if kind == Some(b'%') { "%}" } else { "#}" };
+            let line_break = rest.get(..nl_len).unwrap_or("\n");
             if next.is_none_or(|c| !c.is_whitespace()) {
+                // The next line starts with text: `-%}` removes exactly the line break.
                 self.edit(span.start + end..span.start + end, "-");
+            } else if matches!(next, Some('\n' | '\r')) {
+                // A blank line follows: without the line break it is the line after the tag.
+                self.edit(span.start + after..span.start + after + nl_len, "");
             } else {
-                let line_break = rest.get(..nl_len).unwrap_or("\n");
-                self.edit(span.start + end..span.start + after + nl_len, format!("{line_break}{marker}"));
+                // Indentation follows, which `-%}` would remove too: the line break moves
+                // into the tag.
+                let inside = body.get(open + 2..end).unwrap_or("");
+                let spaces = inside.len() - inside.trim_end_matches([' ', '\t']).len();
+                self.edit(span.start + end - spaces..span.start + after + nl_len, format!("{line_break}{marker}"));
             }
         }
     }
@@ -862,7 +871,9 @@ mod tests {
         let out = migrated(v1);
         assert_eq!(
             out.text.split("---\n").nth(2),
-            Some("user:\n{# list -#}\nItems:\n{% for x in xs \n%}  - {{ x }}\n{% endfor -%}\n{% raw %}\n{{ kept }}\n{% endraw \n%}\nDone.\n")
+            Some(
+                "user:\n{# list -#}\nItems:\n{% for x in xs\n%}  - {{ x }}\n{% endfor -%}\n{% raw %}\n{{ kept }}\n{% endraw %}\nDone.\n"
+            )
         );
         assert!(out.notes.iter().any(|n| n.contains("items: {kind: string}")), "{:?}", out.notes);
     }
