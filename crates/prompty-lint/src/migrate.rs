@@ -29,9 +29,10 @@
 //! left, declare the same inputs (name, kind, default, required), and render, in the spec
 //! profile, exactly the messages the old file renders in the promptflow profile, on every
 //! case given (a `.cases.yaml` beside the prompt), else on the v1 `sample`, else on the
-//! defaults. Anything the rewrite does not know how to carry over (`model.configuration`,
-//! top-level `sample`, `authors`, `tags`, list-form inputs with v1 keys) is refused with the
-//! reason, and so is a file whose renders differ, naming the first difference. A refusal
+//! defaults. The top-level `sample` becomes the inputs' `example` values (it is the case the
+//! renders are compared on when there is no other). Anything the rewrite does not know how to
+//! carry over (`model.configuration`, top-level `authors` and `tags`, list-form inputs with v1
+//! keys) is refused with the reason, and so is a file whose renders differ, naming the first difference. A refusal
 //! changes nothing; [`Migrated::notes`] says what a successful migration changed that a
 //! reader should know about.
 //!
@@ -155,7 +156,15 @@ pub fn migrate(text: &str, host: &dyn Host, options: &LoadOptions, cases: &[Case
     let Some(root) = &doc.tree else { return Err(Refusal::DoesNotLoad("no front matter".to_owned())) };
     let front = doc.front_matter.clone().unwrap_or(0..0);
     let newline = if text.get(front.clone()).is_some_and(|f| f.contains("\r\n")) { "\r\n" } else { "\n" };
-    let mut rewrite = Rewrite { text, newline, edits: Vec::new(), notes: Vec::new(), at: &at, prompt: old_prompt };
+    let mut rewrite = Rewrite {
+        text,
+        newline,
+        edits: Vec::new(),
+        notes: Vec::new(),
+        at: &at,
+        prompt: old_prompt,
+        sample: Map::new(),
+    };
     rewrite.front_matter(root)?;
     if old_prompt.template.format.kind == "jinja2" {
         rewrite.body(doc.body.clone());
@@ -216,6 +225,14 @@ fn same_inputs(old: &Prompt, new: &Prompt) -> Result<(), Refusal> {
         ps.iter().flatten().map(|p| (p.name.as_str(), p.kind, p.default.as_ref(), p.required)).collect()
     }
     for (what, a, b) in [("inputs", &old.inputs, &new.inputs), ("outputs", &old.outputs, &new.outputs)] {
+        // Inputs made from a v1 sample: optional and without default, they take any value,
+        // as undeclared inputs do.
+        let from_sample = what == "inputs"
+            && a.as_ref().is_none_or(Vec::is_empty)
+            && b.iter().flatten().all(|p| !p.required && p.default.is_none());
+        if from_sample {
+            continue;
+        }
         let (a, b) = (shape(a), shape(b));
         if a != b {
             let first = a.iter().zip(&b).find(|(x, y)| x != y).map_or_else(
@@ -385,6 +402,8 @@ struct Rewrite<'a> {
     notes: Vec<String>,
     at: &'a dyn Fn(usize) -> String,
     prompt: &'a Prompt,
+    /// The top-level `sample`, whose values become the inputs' `example`s.
+    sample: Map<String, Value>,
 }
 
 impl Rewrite<'_> {
@@ -427,19 +446,16 @@ impl Rewrite<'_> {
 
     fn front_matter(&mut self, root: &Node) -> Result<(), Refusal> {
         let Some(entries) = root.as_map() else { return Ok(()) };
+        if let Some(Value::Object(sample)) = root.get("sample").map(Node::to_json) {
+            self.sample = sample;
+        }
         for (key, value) in entries {
             match key.key_string().as_str() {
                 "model" => self.model(value)?,
                 "inputs" => self.properties(key, value, true)?,
                 "outputs" => self.properties(key, value, false)?,
                 "template" => self.template(key, value)?,
-                "sample" => {
-                    return Err(self.unsupported(
-                        key,
-                        "the top-level `sample` (v2 never uses example values as inputs; move each value to the \
-                         input's `example`, or to `default` if calls rely on it, then run migrate again)",
-                    ));
-                }
+                "sample" => self.sample(root, key, value)?,
                 name @ ("authors" | "tags") => {
                     return Err(self.unsupported(
                         key,
@@ -448,6 +464,63 @@ impl Rewrite<'_> {
                 }
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// The top-level `sample`: its values become each input's `example` (the inputs, when
+    /// there are none: v1 then reads the sample as the inputs' declaration), and the block
+    /// goes.
+    fn sample(&mut self, root: &Node, key: &Node, value: &Node) -> Result<(), Refusal> {
+        if value.as_map().is_none() {
+            return Err(self.unsupported(value, "a top-level `sample` that is not a mapping (a `.json` file, say)"));
+        }
+        let start = line_start(self.text, key.span.start);
+        let end = self.entry_end(key, value);
+        let region = self.text.get(start..end).unwrap_or("");
+        let comments: Vec<&str> =
+            region.lines().filter(|l| l.trim_start().starts_with('#') || l.contains(" #")).map(str::trim).collect();
+        let declared = root.get("inputs").and_then(Node::as_map).unwrap_or_default();
+        let mut replacement = String::new();
+        if declared.is_empty() {
+            if root.get("inputs").is_some_and(|i| !i.is_null() && i.as_map().is_none()) {
+                return Err(self.unsupported(key, "a top-level `sample` beside list-form `inputs`"));
+            }
+            // v1 reads the sample as the declaration of the inputs.
+            let nl = self.newline;
+            replacement.push_str(&format!("inputs:{nl}"));
+            for (name, v) in &self.sample {
+                let kind = PropertyKind::infer(v).as_str();
+                let example = serde_json::to_string(v).unwrap_or_default();
+                let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let name = if plain { name.clone() } else { serde_json::to_string(name).unwrap_or_default() };
+                replacement.push_str(&format!("  - name: {name}{nl}    kind: {kind}{nl}    example: {example}{nl}"));
+            }
+        } else {
+            for name in self.sample.keys() {
+                let Some((k, v)) = declared.iter().find(|(k, _)| k.key_string() == *name) else {
+                    return Err(self.unsupported(
+                        key,
+                        &format!("`sample.{name}`, which is not a declared input (declare it, or take it out)"),
+                    ));
+                };
+                if v.get("sample").is_some() || v.get("example").is_some() {
+                    return Err(self.unsupported(
+                        k,
+                        &format!("`{name}` has its own example besides the top-level `sample` one; keep one"),
+                    ));
+                }
+            }
+        }
+        self.edit(start..end, replacement);
+        self.notes.push(format!(
+            "the top-level `sample` at {} became the inputs' `example` values (v2 never uses them as inputs: a \
+             call with no inputs now gets the defaults)",
+            (self.at)(key.span.start)
+        ));
+        if !comments.is_empty() {
+            self.notes.push(format!("the comments of the top-level `sample` were dropped: {}", comments.join(" ")));
         }
         Ok(())
     }
@@ -650,9 +723,20 @@ impl Rewrite<'_> {
             }
         }
         let end = entries.iter().map(|(k, v)| self.entry_end(k, v)).max().unwrap_or(after_key);
+        let mut tail = Vec::new();
         if required && value.get("required").is_none() {
-            let lead = if text.get(..end).is_some_and(|t| t.ends_with('\n')) { "" } else { nl };
-            self.edit(end..end, format!("{lead}{pad}required: true{}", if lead.is_empty() { nl } else { "" }));
+            tail.push("required: true".to_owned());
+        }
+        if let Some(example) = self.sample.get(&key.key_string()) {
+            tail.push(format!("example: {}", serde_json::to_string(example).unwrap_or_default()));
+        }
+        if !tail.is_empty() {
+            let lines: Vec<String> = tail.iter().map(|t| format!("{pad}{t}")).collect();
+            if text.get(..end).is_some_and(|t| t.ends_with('\n')) {
+                self.edit(end..end, format!("{}{nl}", lines.join(nl)));
+            } else {
+                self.edit(end..end, format!("{nl}{}", lines.join(nl)));
+            }
         }
         // Every line of the property moves to the column after `- `.
         if d != own {
@@ -720,6 +804,9 @@ impl Rewrite<'_> {
         }
         if required && !fields.iter().any(|f| f.starts_with("required:")) {
             fields.push("required: true".to_owned());
+        }
+        if let Some(example) = self.sample.get(&key.key_string()) {
+            fields.push(format!("example: {}", json(example)));
         }
         lines.extend(fields.into_iter().map(|f| format!("{pad}{f}")));
         let end = if value.is_null() { self.colon_end(key)? } else { value.span.end.max(self.colon_end(key)?) };
@@ -902,10 +989,28 @@ mod tests {
         let conf = "---\nmodel:\n  api: chat\n  configuration:\n    type: openai\n---\nuser:\nhi\n";
         let Err(Refusal::Unsupported(why)) = run(conf) else { panic!("{:?}", run(conf)) };
         assert!(why.starts_with("`model.configuration`") && why.ends_with("at 4:3"), "{why}");
-        let sample = "---\nsample:\n  q: hi\ninputs:\n  q:\n    type: string\n---\nuser:\n{{q}}\n";
-        assert!(matches!(run(sample), Err(Refusal::Unsupported(why)) if why.contains("top-level `sample`")));
+        let sample = "---\nsample:\n  q: hi\n  x: 1\ninputs:\n  q:\n    type: string\n---\nuser:\n{{q}}\n";
+        assert!(matches!(run(sample), Err(Refusal::Unsupported(why)) if why.contains("`sample.x`, which is not")));
         let all = "---\nmodel:\n  api: chat\n  response: all\n---\nuser:\nhi\n";
         assert!(matches!(run(all), Err(Refusal::Unsupported(why)) if why.contains("`model.response`")));
+    }
+
+    #[test]
+    fn the_sample_becomes_examples_and_is_the_case_rendered() {
+        let v1 = "---\nname: s\nsample:\n  # asked often\n  q: Why?\n  n: 2\ninputs:\n  q:\n    type: string\n  n: {type: int}\n---\nuser:\n{{q}} x{{n}}\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text,
+            "---\nname: s\ninputs:\n  - name: q\n    kind: string\n    required: true\n    example: \"Why?\"\n  - name: n\n    kind: integer\n    required: true\n    example: 2\n---\nuser:\n{{q}} x{{n}}\n"
+        );
+        assert_eq!(out.cases, ["sample"]);
+        assert!(out.notes.iter().any(|n| n.contains("# asked often")), "{:?}", out.notes);
+        // Without inputs, the sample declares them.
+        let bare = "---\nsample:\n  q: Why?\n---\nuser:\n{{q}}\n";
+        assert_eq!(
+            migrated(bare).text,
+            "---\ninputs:\n  - name: q\n    kind: string\n    example: \"Why?\"\n---\nuser:\n{{q}}\n"
+        );
     }
 
     #[test]
