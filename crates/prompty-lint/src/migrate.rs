@@ -19,7 +19,8 @@
 //! first choice), `template: jinja2` becomes the v2 mapping, and the `inputs` (and `outputs`)
 //! mapping becomes a list of properties with `name` and `kind` (`type` mapped to its kind,
 //! `sample` to `example`, `optional` to the `required` that v1 really applied: an input
-//! without a default is required whatever `optional` says). The template gets the whitespace
+//! without a default is required whatever `optional` says), and the top-level `authors` and
+//! `tags` move under `metadata`. The template gets the whitespace
 //! control that stands for v1's `trim_blocks`: the line break after a `{% %}` (but `{% raw %}`)
 //! or `{# #}` tag is removed by `-%}` when the next line starts with text, removed outright when
 //! the next line is blank (the blank line then reads as the tag's own line break), or moved
@@ -29,12 +30,13 @@
 //! left, declare the same inputs (name, kind, default, required), and render, in the spec
 //! profile, exactly the messages the old file renders in the promptflow profile, on every
 //! case given (a `.cases.yaml` beside the prompt), else on the v1 `sample`, else on the
-//! defaults. The top-level `sample` becomes the inputs' `example` values (it is the case the
-//! renders are compared on when there is no other). Anything the rewrite does not know how to
-//! carry over (`model.configuration`, top-level `authors` and `tags`, list-form inputs with v1
-//! keys) is refused with the reason, and so is a file whose renders differ, naming the first difference. A refusal
-//! changes nothing; [`Migrated::notes`] says what a successful migration changed that a
-//! reader should know about.
+//! defaults (with a placeholder, `<name>` for a string, for each required input that has
+//! none). The top-level `sample` becomes the inputs' `example` values. Anything the rewrite
+//! does not know how to carry over (`model.configuration`, list-form inputs with v1 keys, a
+//! `sample` value for an undeclared input) is refused with the reason, and so is a file whose
+//! renders differ, naming the first difference. A refusal changes nothing;
+//! [`Migrated::notes`] says what a successful migration changed that a reader should know
+//! about.
 //!
 //! It lives in the lint crate beside [`crate::fmt`] for the same reasons: it reads the
 //! front matter as written (`Loaded::document`) and checks its work by loading and rendering
@@ -456,14 +458,56 @@ impl Rewrite<'_> {
                 "outputs" => self.properties(key, value, false)?,
                 "template" => self.template(key, value)?,
                 "sample" => self.sample(root, key, value)?,
-                name @ ("authors" | "tags") => {
-                    return Err(self.unsupported(
-                        key,
-                        &format!("the top-level `{name}` (v2 keeps it under `metadata.{name}`; move it there first)"),
-                    ));
-                }
                 _ => {}
             }
+        }
+        self.metadata(root)
+    }
+
+    /// The top-level `authors` and `tags` move, as written, under `metadata`.
+    fn metadata(&mut self, root: &Node) -> Result<(), Refusal> {
+        let entries = root.as_map().unwrap_or_default();
+        let moving: Vec<&(Node, Node)> =
+            entries.iter().filter(|(k, _)| matches!(k.key_string().as_str(), "authors" | "tags")).collect();
+        let Some((first, _)) = moving.first() else { return Ok(()) };
+        let meta = entries.iter().find(|(k, _)| k.key_string() == "metadata");
+        let (col, at, mut block) = match meta {
+            None => (2, line_start(self.text, first.span.start), format!("metadata:{}", self.newline)),
+            Some((k, v)) if v.as_map().is_some_and(<[_]>::is_empty) || v.is_null() => {
+                let end = self.entry_end(k, v);
+                self.edit(line_start(self.text, k.span.start)..end, "");
+                (2, line_start(self.text, first.span.start), format!("metadata:{}", self.newline))
+            }
+            Some((k, v)) => {
+                let Some(col) = self.block_column(k, v) else {
+                    return Err(self.unsupported(v, "`metadata` written on one line (write it as a block mapping)"));
+                };
+                (col, self.entry_end(k, v), String::new())
+            }
+        };
+        let mut removed = Vec::new();
+        for (k, v) in &moving {
+            let name = k.key_string();
+            if meta.is_some_and(|(_, m)| m.get(&name).is_some()) {
+                return Err(self.unsupported(k, &format!("`{name}` both at the top level and in `metadata`; keep one")));
+            }
+            let start = line_start(self.text, k.span.start);
+            let end = self.entry_end(k, v);
+            for line in self.text.get(start..end).unwrap_or("").split_inclusive('\n') {
+                if !line.trim().is_empty() {
+                    block.push_str(&" ".repeat(col));
+                }
+                block.push_str(line);
+            }
+            if !block.ends_with('\n') {
+                block.push_str(self.newline);
+            }
+            removed.push(start..end);
+        }
+        // The insertion goes first: it may sit where the first moved entry starts.
+        self.edit(at..at, block);
+        for span in removed {
+            self.edit(span, "");
         }
         Ok(())
     }
@@ -1010,6 +1054,20 @@ mod tests {
         assert_eq!(
             migrated(bare).text,
             "---\ninputs:\n  - name: q\n    kind: string\n    example: \"Why?\"\n---\nuser:\n{{q}}\n"
+        );
+    }
+
+    #[test]
+    fn authors_and_tags_move_under_metadata() {
+        let v1 = "---\nname: m\nauthors:\n  - ann # lead\ntags: [judge]\nmodel:\n  api: chat\n---\nuser:\nhi\n";
+        assert_eq!(
+            migrated(v1).text,
+            "---\nname: m\nmetadata:\n  authors:\n    - ann # lead\n  tags: [judge]\nmodel:\n  apiType: chat\n---\nuser:\nhi\n"
+        );
+        let with = "---\nmetadata:\n    team: evals\nmodel:\n  api: chat\ntags: [a]\n---\nuser:\nhi\n";
+        assert_eq!(
+            migrated(with).text,
+            "---\nmetadata:\n    team: evals\n    tags: [a]\nmodel:\n  apiType: chat\n---\nuser:\nhi\n"
         );
     }
 
