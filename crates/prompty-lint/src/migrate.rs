@@ -14,7 +14,7 @@
 //!
 //! The front matter is edited in place, key by key, so that comments and the way values are
 //! written stay as they were: `model.api` becomes `apiType`, `parameters` becomes `options`
-//! (`max_tokens` -> `maxOutputTokens`, ...; a parameter v2 has no option for goes under
+//! (`top_p` -> `topP`, ...; a parameter v2 has no option for goes under
 //! `options.additionalProperties`, as written), `response: first` is dropped (v2 returns the
 //! first choice), `template: jinja2` becomes the v2 mapping, and the `inputs` (and `outputs`)
 //! mapping becomes a list of properties with `name` and `kind` (`type` mapped to its kind,
@@ -27,8 +27,10 @@
 //! inside the tag when the next line is indented (where `-%}` would remove the indentation).
 //!
 //! Then the proof: the new text must load as a v2 file with no errors and no v1 construct
-//! left, declare the same inputs (name, kind, default, required), and render, in the spec
-//! profile, exactly the messages the old file renders in the promptflow profile, on every
+//! left, declare the same inputs (name, kind, default, required), compile to the same
+//! request apart from the messages (`prompty_wire::compile`, numbers compared by value), and
+//! render, in the spec profile, exactly the messages the old file renders in the promptflow
+//! profile, on every
 //! case given (a `.cases.yaml` beside the prompt), else on the v1 `sample`, else on the
 //! defaults (with a placeholder, `<name>` for a string, for each required input that has
 //! none). The top-level `sample` becomes the inputs' `example` values. Anything the rewrite
@@ -86,6 +88,8 @@ pub enum Refusal {
     Invalid(String),
     /// The renders differ.
     Differs(Difference),
+    /// The request the new file compiles to differs (besides the messages).
+    Request(String),
 }
 
 impl fmt::Display for Refusal {
@@ -96,6 +100,7 @@ impl fmt::Display for Refusal {
             Refusal::Unsupported(why) => write!(f, "not migrated: {why}"),
             Refusal::Invalid(why) => write!(f, "not migrated: the v2 text would not load cleanly: {why}"),
             Refusal::Differs(d) => write!(f, "not migrated: the v2 file would render differently: {d}"),
+            Refusal::Request(why) => write!(f, "not migrated: the v2 file would send another request: {why}"),
         }
     }
 }
@@ -264,6 +269,7 @@ fn prove(old: &Prompt, new: &Prompt, cases: &[Case]) -> Result<Vec<String>, Refu
                 if let Some(d) = first_difference(&case.name, &a, &b) {
                     return Err(Refusal::Differs(d));
                 }
+                same_request(old, new, &a)?;
             }
             // Both refuse these inputs (a required input missing, say): the same behaviour.
             (Err(_), Err(_)) => both.push(case.name.clone()),
@@ -272,6 +278,44 @@ fn prove(old: &Prompt, new: &Prompt, cases: &[Case]) -> Result<Vec<String>, Refu
         }
     }
     Ok(both)
+}
+
+/// The request both prompts compile to for `messages` (with a model id, which a v1 file
+/// usually leaves to the caller) must be the same apart from the messages, numbers compared
+/// by value (`0` and `0.0` are one number to the API).
+fn same_request(old: &Prompt, new: &Prompt, messages: &[Message]) -> Result<(), Refusal> {
+    let body = |p: &Prompt| {
+        let target = prompty_wire::Target::new().with_model("deployment");
+        prompty_wire::compile(p, messages, target).map(|c| c.body).map_err(|e| e.to_string())
+    };
+    let (a, b) = match (body(old), body(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        // A v1 request the wire cannot build (a provider it does not speak v1 to): there
+        // is nothing to compare with.
+        (Err(_), _) => return Ok(()),
+        (Ok(_), Err(e)) => return Err(Refusal::Request(format!("it would not compile: {e}"))),
+    };
+    let fields = |v: &Value| -> Map<String, Value> {
+        let mut m = v.as_object().cloned().unwrap_or_default();
+        m.remove("messages");
+        m.into_iter().map(|(k, v)| (k, numbers_as_floats(v))).collect()
+    };
+    let (a, b) = (fields(&a), fields(&b));
+    if a == b {
+        return Ok(());
+    }
+    let key = a.keys().chain(b.keys()).find(|k| a.get(*k) != b.get(*k)).cloned().unwrap_or_default();
+    let shown = |m: &Map<String, Value>| m.get(&key).map_or_else(|| "nothing".to_owned(), Value::to_string);
+    Err(Refusal::Request(format!("`{key}` is {} in v1 and {} in v2", shown(&a), shown(&b))))
+}
+
+fn numbers_as_floats(v: Value) -> Value {
+    match v {
+        Value::Number(n) => n.as_f64().map_or(Value::Number(n), Value::from),
+        Value::Array(a) => Value::Array(a.into_iter().map(numbers_as_floats).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, numbers_as_floats(v))).collect()),
+        other => other,
+    }
 }
 
 /// A message as one string: text parts as written, other parts as JSON.
@@ -386,10 +430,11 @@ fn v1_kind(t: &str) -> PropertyKind {
     }
 }
 
-/// v1 parameters with a v2 option of the same meaning.
+/// v1 parameters with a v2 option that compiles to the same request field. (`max_tokens` is
+/// not one: `maxOutputTokens` goes out as `max_completion_tokens` on OpenAI chat, which older
+/// Azure API versions reject; it stays as written under `additionalProperties`.)
 const PARAMETERS: &[(&str, &str)] = &[
     ("temperature", "temperature"),
-    ("max_tokens", "maxOutputTokens"),
     ("top_p", "topP"),
     ("frequency_penalty", "frequencyPenalty"),
     ("presence_penalty", "presencePenalty"),
@@ -455,7 +500,14 @@ impl Rewrite<'_> {
             match key.key_string().as_str() {
                 "model" => self.model(value)?,
                 "inputs" => self.properties(key, value, true)?,
-                "outputs" => self.properties(key, value, false)?,
+                "outputs" => {
+                    return Err(self.unsupported(
+                        key,
+                        "`outputs` (v1 only keeps those keys of a JSON answer; v2 `outputs` asks the model for \
+                         that JSON schema, which changes the request: drop them, or migrate by hand and review \
+                         the request with `prompty compile`)",
+                    ));
+                }
                 "template" => self.template(key, value)?,
                 "sample" => self.sample(root, key, value)?,
                 _ => {}
@@ -967,7 +1019,7 @@ mod tests {
         let out = migrated(v1);
         assert_eq!(
             out.text,
-            "---\n# The judge.\nname: j # short\nmodel:\n  apiType: chat # only chat\n  options:\n    # deterministic\n    temperature: 0\n    maxOutputTokens: 10 # enough\ninputs:\n  # what was asked\n  - name: q # the question\n    kind: string\n    # never empty\n    default: why\n---\nuser:\n{{q}}\n"
+            "---\n# The judge.\nname: j # short\nmodel:\n  apiType: chat # only chat\n  options:\n    # deterministic\n    temperature: 0\n    additionalProperties:\n      max_tokens: 10 # enough\ninputs:\n  # what was asked\n  - name: q # the question\n    kind: string\n    # never empty\n    default: why\n---\nuser:\n{{q}}\n"
         );
         assert_eq!(out.cases, ["defaults"]);
     }
@@ -1020,11 +1072,11 @@ mod tests {
 
     #[test]
     fn one_line_and_scalar_inputs_are_written_out() {
-        let v1 = "---\ninputs:\n  a: {type: string, sample: x}  # inline\n  b: 2\noutputs:\n  score:\n    type: int\n---\nuser:\n{{a}}{{b}}\n";
+        let v1 = "---\ninputs:\n  a: {type: string, sample: x}  # inline\n  b: 2\n---\nuser:\n{{a}}{{b}}\n";
         let out = migrated(v1);
         assert_eq!(
             out.text,
-            "---\ninputs:\n  - name: a\n    kind: string\n    example: \"x\"\n    required: true  # inline\n  - name: b\n    kind: integer\n    default: 2\noutputs:\n  - name: score\n    kind: integer\n---\nuser:\n{{a}}{{b}}\n"
+            "---\ninputs:\n  - name: a\n    kind: string\n    example: \"x\"\n    required: true  # inline\n  - name: b\n    kind: integer\n    default: 2\n---\nuser:\n{{a}}{{b}}\n"
         );
     }
 
@@ -1035,6 +1087,8 @@ mod tests {
         assert!(why.starts_with("`model.configuration`") && why.ends_with("at 4:3"), "{why}");
         let sample = "---\nsample:\n  q: hi\n  x: 1\ninputs:\n  q:\n    type: string\n---\nuser:\n{{q}}\n";
         assert!(matches!(run(sample), Err(Refusal::Unsupported(why)) if why.contains("`sample.x`, which is not")));
+        let outputs = "---\nmodel:\n  api: chat\noutputs:\n  score:\n    type: int\n---\nuser:\nhi\n";
+        assert!(matches!(run(outputs), Err(Refusal::Unsupported(why)) if why.starts_with("`outputs`")));
         let all = "---\nmodel:\n  api: chat\n  response: all\n---\nuser:\nhi\n";
         assert!(matches!(run(all), Err(Refusal::Unsupported(why)) if why.contains("`model.response`")));
     }
@@ -1069,6 +1123,20 @@ mod tests {
             migrated(with).text,
             "---\nmetadata:\n    team: evals\n    tags: [a]\nmodel:\n  apiType: chat\n---\nuser:\nhi\n"
         );
+    }
+
+    #[test]
+    fn the_request_is_compared_too() {
+        // A v2 option whose request field differs from the v1 parameter's is caught.
+        let v1 = "---\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 5\n---\nuser:\nhi\n";
+        let old = load_str(v1, &MapHost::new(), &LoadOptions::default()).prompt.expect("v1");
+        let v2 = "---\nmodel:\n  apiType: chat\n  options:\n    maxOutputTokens: 5\n---\nuser:\nhi\n";
+        let new = load_str(v2, &MapHost::new(), &LoadOptions::default()).prompt.expect("v2");
+        let Err(Refusal::Request(why)) = same_request(&old, &new, &[Message::text("user", "hi")]) else {
+            panic!("not refused")
+        };
+        assert_eq!(why, "`max_tokens` is 5.0 in v1 and nothing in v2");
+        assert!(migrated(v1).text.contains("additionalProperties:\n      max_tokens: 5\n"));
     }
 
     #[test]
