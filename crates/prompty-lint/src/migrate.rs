@@ -1140,6 +1140,22 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_and_tab_indented_lines_survive() {
+        let v1 = "\u{feff}---\nmodel:\n  api: chat\ninputs:\n  xs:\n    type: list\n    default: [1]\n---\nuser:\nList:\n{% for x in xs %}\n\t{{ x }}\n{% endfor %}\nend\n";
+        let out = migrated(v1);
+        assert!(out.text.starts_with("\u{feff}---\nmodel:\n  apiType: chat\n"), "{}", out.text);
+        assert!(out.text.ends_with("user:\nList:\n{% for x in xs\n%}\t{{ x }}\n{% endfor -%}\nend\n"), "{}", out.text);
+    }
+
+    #[test]
+    fn leading_whitespace_promptflow_strips_is_a_refusal() {
+        // promptflow strips a message's content; the spec keeps a leading tab.
+        let v1 = "---\nmodel:\n  api: chat\n---\nuser:\n\tindented\n";
+        let Err(Refusal::Differs(d)) = run(v1) else { panic!("{:?}", run(v1)) };
+        assert_eq!((d.message, d.offset, d.old.as_str(), d.new.as_str()), (Some(0), 0, "indented", "\tindented"));
+    }
+
+    #[test]
     fn a_v2_file_is_not_migrated() {
         let v2 = "---\nname: x\nmodel:\n  apiType: chat\n---\nsystem:\nhi\n";
         assert_eq!(run(v2), Err(Refusal::NotV1));
