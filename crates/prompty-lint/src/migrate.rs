@@ -14,13 +14,13 @@
 //!
 //! The front matter is edited in place, key by key, so that comments and the way values are
 //! written stay as they were: `model.api` becomes `apiType`, `parameters` becomes `options`
-//! (`top_p` -> `topP`, ...; a parameter v2 has no option for goes under
-//! `options.additionalProperties`, as written), `response: first` is dropped (v2 returns the
-//! first choice), `template: jinja2` becomes the v2 mapping, and the `inputs` (and `outputs`)
-//! mapping becomes a list of properties with `name` and `kind` (`type` mapped to its kind,
-//! `sample` to `example`, `optional` to the `required` that v1 really applied: an input
-//! without a default is required whatever `optional` says), and the top-level `authors` and
-//! `tags` move under `metadata`. The template gets the whitespace
+//! (`top_p` -> `topP`, ...: the parameters whose v2 option compiles to the same request field;
+//! the others, `max_tokens` among them, go under `options.additionalProperties`, as written),
+//! `response: first` is dropped (v2 returns the first choice), `template: jinja2` becomes the
+//! v2 mapping, the `inputs` mapping becomes a list of properties with `name` and `kind`
+//! (`type` mapped to its kind, `sample` to `example`, `optional` to the `required` that v1
+//! really applied: an input without a default is required whatever `optional` says), and the
+//! top-level `authors` and `tags` move under `metadata`. The template gets the whitespace
 //! control that stands for v1's `trim_blocks`: the line break after a `{% %}` (but `{% raw %}`)
 //! or `{# #}` tag is removed by `-%}` when the next line starts with text, removed outright when
 //! the next line is blank (the blank line then reads as the tag's own line break), or moved
@@ -499,7 +499,7 @@ impl Rewrite<'_> {
         for (key, value) in entries {
             match key.key_string().as_str() {
                 "model" => self.model(value)?,
-                "inputs" => self.properties(key, value, true)?,
+                "inputs" => self.inputs(key, value)?,
                 "outputs" => {
                     return Err(self.unsupported(
                         key,
@@ -722,14 +722,13 @@ impl Rewrite<'_> {
         Ok(())
     }
 
-    /// `inputs` / `outputs`: the mapping of properties becomes a list.
-    fn properties(&mut self, key: &Node, value: &Node, inputs: bool) -> Result<(), Refusal> {
-        let what = if inputs { "inputs" } else { "outputs" };
+    /// `inputs`: the mapping of properties becomes a list.
+    fn inputs(&mut self, key: &Node, value: &Node) -> Result<(), Refusal> {
         if let NodeValue::Seq(items) = &value.value {
             for item in items {
                 for v1 in ["type", "sample", "optional"] {
                     if let Some(k) = item.key_node(v1) {
-                        return Err(self.unsupported(k, &format!("`{v1}` in list-form `{what}` (write `kind` first)")));
+                        return Err(self.unsupported(k, &format!("`{v1}` in list-form `inputs` (write `kind` first)")));
                     }
                 }
             }
@@ -737,16 +736,16 @@ impl Rewrite<'_> {
         }
         let Some(entries) = value.as_map().filter(|e| !e.is_empty()) else { return Ok(()) };
         if self.block_column(key, value).is_none() {
-            return Err(self.unsupported(value, &format!("`{what}` written on one line (write it as a block mapping)")));
+            return Err(self.unsupported(value, "`inputs` written on one line (write it as a block mapping)"));
         }
-        let declared = if inputs { &self.prompt.inputs } else { &self.prompt.outputs };
+        let declared = &self.prompt.inputs;
         for (k, v) in entries {
             let name = k.key_string();
             let required = declared.iter().flatten().find(|p| p.name == name).is_some_and(|p| p.required);
             let kind = declared.iter().flatten().find(|p| p.name == name).map(|p| p.kind);
             match self.block_column(k, v) {
-                Some(d) => self.block_property(k, v, d, inputs && required)?,
-                None => self.inline_property(k, v, kind, inputs && required)?,
+                Some(d) => self.block_property(k, v, d, required)?,
+                None => self.inline_property(k, v, kind, required)?,
             }
         }
         Ok(())
