@@ -700,7 +700,7 @@ impl Rewrite<'_> {
             let block = if lead.is_empty() { block } else { block.trim_end_matches(['\r', '\n']).to_owned() };
             self.edit(end..end, block);
             self.notes.push(format!(
-                "{} moved to `model.options.additionalProperties` (no v2 option of that name; sent as written)",
+                "{} moved to `model.options.additionalProperties`, sent as written (no v2 option compiles to the same request field)",
                 names.join(", ")
             ));
         }
