@@ -65,7 +65,7 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
             lint: true,
             ..LoadOptions::default()
         };
-        let cases = input_cases(&host, file, &mut err);
+        let cases: Vec<Map<String, Value>> = input_cases(&host, file, &mut err).into_iter().map(|(_, v)| v).collect();
         let formatted = prompty_lint::fmt::format_with_cases(text, &host, &options, &cases);
         for note in &formatted.kept {
             let _ = writeln!(err, "note: {}: {note}", file.display());
@@ -128,9 +128,10 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
     }
 }
 
-/// The input values of the cases in `<name>.cases.yaml` beside `file`, the ones `fmt`
-/// checks the rendered messages on; none (the defaults) without a readable cases file.
-fn input_cases(host: &impl Host, file: &Path, err: &mut impl Write) -> Vec<Map<String, Value>> {
+/// The names and input values of the cases in `<name>.cases.yaml` beside `file`, the ones
+/// `fmt` and `migrate` check the rendered messages on; none (the defaults) without a
+/// readable cases file.
+pub(crate) fn input_cases(host: &impl Host, file: &Path, err: &mut impl Write) -> Vec<(String, Map<String, Value>)> {
     let sidecar = file.with_extension("cases.yaml");
     if !sidecar.is_file() {
         return Vec::new();
@@ -143,7 +144,7 @@ fn input_cases(host: &impl Host, file: &Path, err: &mut impl Write) -> Vec<Map<S
         }
     };
     let (cases, _) = prompty_syntax::cases::parse_cases(&String::from_utf8_lossy(&bytes));
-    cases.iter().map(prompty_syntax::cases::Case::values).collect()
+    cases.iter().map(|c| (c.name.clone(), c.values())).collect()
 }
 
 fn plural(n: usize) -> &'static str {

@@ -11,6 +11,7 @@ mod http;
 mod inputs;
 mod live;
 mod lsp;
+mod migrate;
 mod new;
 mod report;
 mod results;
@@ -118,6 +119,9 @@ enum Command {
     Rule(rule::RuleArgs),
     /// Put front matter keys in canonical order and spell role lines canonically (in place).
     Fmt(fmt::FmtArgs),
+    /// Rewrite v1 (promptflow) files to the v2 spec, only when the new file renders the same
+    /// messages (in place; --diff/--check change nothing).
+    Migrate(migrate::MigrateArgs),
     /// Run the language server on standard input and output (for editors).
     Lsp(lsp::LspArgs),
     /// Render a prompt to chat messages.
@@ -278,6 +282,7 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
         Command::Score(args) => eval::run_score(&args),
         Command::Snapshot(args) => return snapshot::run(&args),
         Command::Fmt(args) => return fmt::run(&args),
+        Command::Migrate(args) => return migrate::run(&args),
         Command::Lsp(args) => return lsp::run(&args),
         Command::Rule(args) => return rule::run(&args),
         Command::New(args) => return new::run(&args),

@@ -93,3 +93,43 @@ fn fmt_diff_writes_nothing_and_matches_what_fmt_writes() {
     let clean = prompty(tmp.path(), &["fmt", "--diff", "messy.prompty"]);
     assert_eq!((clean.status.code(), clean.stdout.is_empty()), (Some(0), true));
 }
+
+/// `migrate` writes in place only what `--diff` showed, and the result passes `check`;
+/// `-o` writes a new file and never overwrites one; a refused file keeps every byte.
+#[test]
+fn migrate_writes_what_diff_shows_and_refuses_without_changing_anything() {
+    let tmp = TempDir::new("migrate");
+    let cmd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd/migrate.in");
+    for name in ["judge.prompty", "judge.cases.yaml", "developer.prompty"] {
+        tmp.write(name, std::fs::read(cmd.join(name)).expect("fixture"));
+    }
+    let v1 = tmp.read("judge.prompty");
+    let to_new = prompty(tmp.path(), &["migrate", "judge.prompty", "-o", "judge.v2.prompty"]);
+    assert_eq!(to_new.status.code(), Some(0), "{}", String::from_utf8_lossy(&to_new.stderr));
+    assert_eq!(tmp.read("judge.prompty"), v1, "-o leaves the original alone");
+    let again = prompty(tmp.path(), &["migrate", "judge.prompty", "-o", "judge.v2.prompty"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+    let diff = prompty(tmp.path(), &["migrate", "--diff", "judge.prompty"]);
+    assert_eq!(diff.status.code(), Some(1));
+    assert_eq!(tmp.read("judge.prompty"), v1, "--diff writes nothing");
+    let in_place = prompty(tmp.path(), &["migrate", "judge.prompty"]);
+    assert_eq!(in_place.status.code(), Some(0), "{}", String::from_utf8_lossy(&in_place.stderr));
+    let v2 = tmp.read("judge.prompty");
+    assert_eq!(v2, tmp.read("judge.v2.prompty"));
+    assert_eq!(String::from_utf8_lossy(&diff.stdout), unified(&v1, &v2, "judge.prompty"));
+    let check = prompty(tmp.path(), &["check", "judge.prompty"]);
+    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stdout));
+    let twice = prompty(tmp.path(), &["migrate", "judge.prompty"]);
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("already a v2 file"));
+    assert_eq!(tmp.read("judge.prompty"), v2);
+    let before = tmp.read("developer.prompty");
+    let refused = prompty(tmp.path(), &["migrate", "developer.prompty"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(tmp.read("developer.prompty"), before);
+}
+
+/// The unified diff `migrate --diff` prints, made the same way from the two texts.
+fn unified(old: &str, new: &str, name: &str) -> String {
+    similar::TextDiff::from_lines(old, new).unified_diff().context_radius(3).header(name, name).to_string()
+}

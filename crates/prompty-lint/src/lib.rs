@@ -31,6 +31,7 @@ mod docs;
 mod fix;
 pub mod fmt;
 mod loader_fixes;
+pub mod migrate;
 mod rules;
 mod select;
 mod suppress;
