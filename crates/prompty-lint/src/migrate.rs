@@ -16,7 +16,9 @@
 //! written stay as they were: `model.api` becomes `apiType`, `parameters` becomes `options`
 //! (`top_p` -> `topP`, ...: the parameters whose v2 option compiles to the same request field;
 //! the others, `max_tokens` among them, go under `options.additionalProperties`, as written),
-//! `response: first` is dropped (v2 returns the first choice), `template: jinja2` becomes the
+//! `configuration` becomes `provider`, `id` and a `key` connection (`azure_endpoint` or
+//! `base_url` as `endpoint`, `api_key` as `apiKey`, as written), `response: first` is
+//! dropped (v2 returns the first choice), `template: jinja2` becomes the
 //! v2 mapping, the `inputs` mapping becomes a list of properties with `name` and `kind`
 //! (`type` mapped to its kind, `sample` to `example`, `optional` to the `required` that v1
 //! really applied: an input without a default is required whatever `optional` says), and the
@@ -34,7 +36,8 @@
 //! case given (a `.cases.yaml` beside the prompt), else on the v1 `sample`, else on the
 //! defaults (with a placeholder, `<name>` for a string, for each required input that has
 //! none). The top-level `sample` becomes the inputs' `example` values. Anything the rewrite
-//! does not know how to carry over (`model.configuration`, list-form inputs with v1 keys, a
+//! does not know how to carry over (a `model.configuration` setting v2 has no key for, such as
+//! `api_version`, list-form inputs with v1 keys, a
 //! `sample` value for an undeclared input) is refused with the reason, and so is a file whose
 //! renders differ, naming the first difference. A refusal changes nothing;
 //! [`Migrated::notes`] says what a successful migration changed that a reader should know
@@ -181,6 +184,7 @@ pub fn migrate(text: &str, host: &dyn Host, options: &LoadOptions, cases: &[Case
     let new = load_str(&new_text, host, options);
     let new_prompt = clean_v2(&new_text, &new)?;
     same_inputs(old_prompt, new_prompt)?;
+    same_connection(old_prompt, new_prompt)?;
     let cases = match cases {
         [] => match old_prompt.legacy.as_ref().and_then(|l| l.sample.as_ref()) {
             Some(Value::Object(sample)) => vec![Case { name: "sample".to_owned(), inputs: sample.clone() }],
@@ -278,6 +282,28 @@ fn prove(old: &Prompt, new: &Prompt, cases: &[Case]) -> Result<Vec<String>, Refu
         }
     }
     Ok(both)
+}
+
+/// The model, its provider and where requests go with which key: what `model.configuration`
+/// said in the old file, `model.id`, `model.provider` and the connection say in the new one.
+fn same_connection(old: &Prompt, new: &Prompt) -> Result<(), Refusal> {
+    let conf = old.legacy.as_ref().and_then(|l| l.configuration.as_ref());
+    let old_field = |keys: &[&str]| keys.iter().find_map(|k| conf.and_then(|c| c.get(*k)).cloned());
+    let new_model = new.model.as_ref();
+    let new_field = |key: &str| new_model.and_then(|m| m.connection.as_ref()).and_then(|c| c.fields.get(key)).cloned();
+    let model = |p: &Prompt| p.model.as_ref().map(|m| (m.id.clone(), m.provider.clone()));
+    let checks = [
+        ("the model id and provider", serde_json::to_value(model(old)).ok(), serde_json::to_value(model(new)).ok()),
+        ("the endpoint", old_field(&["azure_endpoint", "base_url"]), new_field("endpoint")),
+        ("the API key", old_field(&["api_key"]), new_field("apiKey")),
+    ];
+    for (what, a, b) in checks {
+        if a != b {
+            let shown = |v: &Option<Value>| v.as_ref().map_or_else(|| "nothing".to_owned(), Value::to_string);
+            return Err(Refusal::Request(format!("{what} would change: {} in v1, {} in v2", shown(&a), shown(&b))));
+        }
+    }
+    Ok(())
 }
 
 /// The request both prompts compile to for `messages` (with a model id, which a v1 file
@@ -631,14 +657,7 @@ impl Rewrite<'_> {
         for (key, value) in entries {
             match key.key_string().as_str() {
                 "api" => self.edit(key.span.clone(), "apiType"),
-                "configuration" => {
-                    return Err(self.unsupported(
-                        key,
-                        "`model.configuration` (connection settings and credentials are not moved automatically: \
-                         write `model.provider`, `model.id` and `model.connection` with its `kind`, then run \
-                         migrate again)",
-                    ));
-                }
+                "configuration" => self.configuration(model, key, value)?,
                 "response" => {
                     if value.as_str().is_some_and(|r| r.eq_ignore_ascii_case("first")) {
                         let start = line_start(self.text, key.span.start);
@@ -658,6 +677,91 @@ impl Rewrite<'_> {
                 "parameters" => self.parameters(key, value)?,
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// `model.configuration` becomes `provider` (its `type`, `azure_openai` read as `foundry`
+    /// as the loader reads it), `id` (`azure_deployment` or `model`) and a `key` connection
+    /// (`azure_endpoint` or `base_url` as its `endpoint`, `api_key` as its `apiKey`), each
+    /// value as written, `${env:NAME}` references included. A setting v2 has no key for
+    /// (`api_version`, a named promptflow `connection`, ...) is refused by name: dropping it
+    /// would send the request elsewhere or with another credential.
+    fn configuration(&mut self, model: &Node, key: &Node, value: &Node) -> Result<(), Refusal> {
+        const KNOWN: &[&str] = &["type", "azure_endpoint", "base_url", "api_key", "azure_deployment", "model"];
+        let entries = value.as_map().unwrap_or_default();
+        if let Some((k, _)) = entries.iter().find(|(k, _)| !KNOWN.contains(&k.key_string().as_str())) {
+            let name = k.key_string();
+            return Err(self.unsupported(
+                k,
+                &format!(
+                    "`model.configuration.{name}` (v2 has no key for it, and leaving it out would change where or how \
+                     the request is sent: write the v2 `model` by hand, see `prompty rule P010`)"
+                ),
+            ));
+        }
+        for (a, b) in [("azure_endpoint", "base_url"), ("azure_deployment", "model")] {
+            if let (Some(_), Some(k)) = (value.get(a), value.key_node(b)) {
+                return Err(self.unsupported(k, &format!("`model.configuration` with both `{a}` and `{b}`; keep one")));
+            }
+        }
+        for v2 in ["provider", "id", "connection"] {
+            if let Some(k) = model.key_node(v2) {
+                return Err(self.unsupported(k, &format!("`model` has both `configuration` and `{v2}`; keep one")));
+            }
+        }
+        if !entries.is_empty() && self.block_column(key, value).is_none() {
+            return Err(
+                self.unsupported(value, "`model.configuration` written on one line (write it as a block mapping)")
+            );
+        }
+        let written = |name: &str| -> Option<String> {
+            let v = value.get(name)?;
+            let text = self.text.get(v.span.clone())?;
+            (!text.contains('\n')).then(|| text.to_owned())
+        };
+        for name in KNOWN {
+            if let Some(v) = value.get(name)
+                && (v.as_str().is_none() || written(name).is_none())
+            {
+                return Err(self.unsupported(v, &format!("`model.configuration.{name}` that is not a one-line string")));
+            }
+        }
+        let (nl, pad) = (self.newline, " ".repeat(self.col(key.span.start)));
+        let mut block = String::new();
+        if let Some(t) = value.get("type").and_then(Node::as_str) {
+            let provider = if t == "azure_openai" { "foundry".to_owned() } else { written("type").unwrap_or_default() };
+            block.push_str(&format!("{pad}provider: {provider}{nl}"));
+        }
+        if let Some(id) = written("azure_deployment").or_else(|| written("model")) {
+            block.push_str(&format!("{pad}id: {id}{nl}"));
+        }
+        let endpoint = written("azure_endpoint").or_else(|| written("base_url"));
+        let api_key = written("api_key");
+        if endpoint.is_some() || api_key.is_some() {
+            block.push_str(&format!("{pad}connection:{nl}{pad}  kind: key{nl}"));
+            if let Some(e) = endpoint {
+                block.push_str(&format!("{pad}  endpoint: {e}{nl}"));
+            }
+            if let Some(k) = api_key {
+                block.push_str(&format!("{pad}  apiKey: {k}{nl}"));
+            }
+        }
+        let start = line_start(self.text, key.span.start);
+        let end = self.entry_end(key, value);
+        let region = self.text.get(start..end).unwrap_or("");
+        let comments: Vec<&str> =
+            region.lines().filter(|l| l.trim_start().starts_with('#') || l.contains(" #")).map(str::trim).collect();
+        if !region.ends_with('\n') {
+            block = block.trim_end_matches(['\r', '\n']).to_owned();
+        }
+        self.edit(start..end, block);
+        self.notes.push(format!(
+            "`model.configuration` at {} became `model.provider`, `model.id` and a `key` connection",
+            (self.at)(key.span.start)
+        ));
+        if !comments.is_empty() {
+            self.notes.push(format!("the comments of `model.configuration` were dropped: {}", comments.join(" ")));
         }
         Ok(())
     }
@@ -1081,15 +1185,35 @@ mod tests {
 
     #[test]
     fn what_cannot_be_carried_over_is_refused_by_name() {
-        let conf = "---\nmodel:\n  api: chat\n  configuration:\n    type: openai\n---\nuser:\nhi\n";
+        let conf = "---\nmodel:\n  api: chat\n  configuration:\n    type: azure_openai\n    api_version: 2024-02-01\n---\nuser:\nhi\n";
         let Err(Refusal::Unsupported(why)) = run(conf) else { panic!("{:?}", run(conf)) };
-        assert!(why.starts_with("`model.configuration`") && why.ends_with("at 4:3"), "{why}");
+        assert!(why.starts_with("`model.configuration.api_version`") && why.ends_with("at 6:5"), "{why}");
+        let both = "---\nmodel:\n  configuration:\n    type: openai\n  connection:\n    kind: key\n---\nuser:\nhi\n";
+        assert!(
+            matches!(run(both), Err(Refusal::Unsupported(why)) if why.contains("both `configuration` and `connection`"))
+        );
         let sample = "---\nsample:\n  q: hi\n  x: 1\ninputs:\n  q:\n    type: string\n---\nuser:\n{{q}}\n";
         assert!(matches!(run(sample), Err(Refusal::Unsupported(why)) if why.contains("`sample.x`, which is not")));
         let outputs = "---\nmodel:\n  api: chat\noutputs:\n  score:\n    type: int\n---\nuser:\nhi\n";
         assert!(matches!(run(outputs), Err(Refusal::Unsupported(why)) if why.starts_with("`outputs`")));
         let all = "---\nmodel:\n  api: chat\n  response: all\n---\nuser:\nhi\n";
         assert!(matches!(run(all), Err(Refusal::Unsupported(why)) if why.contains("`model.response`")));
+    }
+
+    #[test]
+    fn the_configuration_becomes_provider_id_and_connection() {
+        let v1 = "---\nname: c\nmodel:\n  api: chat\n  configuration:\n    # the team's deployment\n    type: azure_openai\n    azure_deployment: ${env:AZURE_OPENAI_DEPLOYMENT:gpt-4o}\n    azure_endpoint: \"${env:AZURE_OPENAI_ENDPOINT}\"\n    api_key: ${env:AZURE_OPENAI_API_KEY}\n  parameters:\n    temperature: 0\n---\nuser:\nhi\n";
+        let out = migrated(v1);
+        assert_eq!(
+            out.text,
+            "---\nname: c\nmodel:\n  apiType: chat\n  provider: foundry\n  id: ${env:AZURE_OPENAI_DEPLOYMENT:gpt-4o}\n  connection:\n    kind: key\n    endpoint: \"${env:AZURE_OPENAI_ENDPOINT}\"\n    apiKey: ${env:AZURE_OPENAI_API_KEY}\n  options:\n    temperature: 0\n---\nuser:\nhi\n"
+        );
+        assert!(out.notes.iter().any(|n| n.contains("# the team's deployment")), "{:?}", out.notes);
+        let openai = "---\nmodel:\n  api: chat\n  configuration:\n    type: openai\n    model: gpt-4o-mini\n    base_url: https://api.openai.com/v1\n---\nuser:\nhi\n";
+        assert_eq!(
+            migrated(openai).text,
+            "---\nmodel:\n  apiType: chat\n  provider: openai\n  id: gpt-4o-mini\n  connection:\n    kind: key\n    endpoint: https://api.openai.com/v1\n---\nuser:\nhi\n"
+        );
     }
 
     #[test]
