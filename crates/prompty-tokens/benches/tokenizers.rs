@@ -1,0 +1,36 @@
+//! Criterion benchmark of the two OpenAI tokenizers on the rendered prompt files of the
+//! corpus: bpe-openai (what the crate uses) and tiktoken-rs (the reference of the tests),
+//! both encodings, counting only. Each tokenizer is loaded before its measurement.
+//!
+//! `cargo bench -p prompty-tokens --bench tokenizers`
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput};
+use prompty_test_support::prompt_files;
+
+fn benches(c: &mut Criterion) {
+    let texts: Vec<String> = prompt_files().iter().map(|p| std::fs::read_to_string(p).expect("readable")).collect();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let cases: [(&str, &bpe_openai::Tokenizer, &tiktoken_rs::CoreBPE); 2] = [
+        ("cl100k_base", bpe_openai::cl100k_base(), tiktoken_rs::cl100k_base_singleton()),
+        ("o200k_base", bpe_openai::o200k_base(), tiktoken_rs::o200k_base_singleton()),
+    ];
+    for (name, bpe, tiktoken) in cases {
+        let mut g = c.benchmark_group(name);
+        g.throughput(Throughput::Bytes(bytes as u64));
+        g.bench_function("bpe-openai", |b| {
+            b.iter(|| texts.iter().map(|t| bpe.count(black_box(t.as_str()))).sum::<usize>())
+        });
+        g.bench_function("tiktoken-rs", |b| {
+            b.iter(|| texts.iter().map(|t| tiktoken.encode_ordinary(black_box(t)).len()).sum::<usize>())
+        });
+        g.finish();
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    benches(&mut c);
+    c.final_summary();
+}
