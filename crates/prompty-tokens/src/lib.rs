@@ -53,11 +53,12 @@ impl Encoding {
     }
 
     /// The number of tokens `text` encodes to, special-token spellings read as plain text
-    /// (as the API reads message content).
+    /// (as the API reads message content). The first call in a process loads the table
+    /// (a fraction of a second, see docs/performance.md).
     pub fn count(self, text: &str) -> usize {
         match self {
-            Self::Cl100kBase => bpe_openai::cl100k_base().count(text),
-            Self::O200kBase => bpe_openai::o200k_base().count(text),
+            Self::Cl100kBase => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
+            Self::O200kBase => tiktoken_rs::o200k_base_singleton().count_ordinary(text),
         }
     }
 }

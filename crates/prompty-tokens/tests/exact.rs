@@ -1,15 +1,16 @@
-//! The counts against tiktoken-rs, the Rust port of OpenAI's own tokenizer: every prompt
-//! file of the corpus, generated text, and whole chat requests with OpenAI's framing rule.
+//! The counts against bpe-openai, an independent implementation of the same encodings
+//! (every prompt file of the corpus, generated text), and whole chat requests against
+//! tiktoken-rs's own implementation of OpenAI's framing rule.
 
 use prompty_syntax::{Message, Part};
 use prompty_test_support::{Rng, prompt_files};
 use prompty_tokens::{Counting, Encoding, count_messages, lookup};
-use tiktoken_rs::{ChatCompletionRequestMessage, CoreBPE};
+use tiktoken_rs::ChatCompletionRequestMessage;
 
-fn reference(encoding: Encoding) -> &'static CoreBPE {
+fn reference(encoding: Encoding) -> &'static bpe_openai::Tokenizer {
     match encoding {
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+        Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+        Encoding::O200kBase => bpe_openai::o200k_base(),
     }
 }
 
@@ -29,7 +30,7 @@ fn every_prompt_file_counts_as_the_reference_does() {
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable");
         for encoding in ENCODINGS {
-            let expected = reference(encoding).encode_ordinary(&text).len();
+            let expected = reference(encoding).count(text.as_str());
             assert_eq!(encoding.count(&text), expected, "{} with {}", path.display(), encoding.name());
         }
     }
@@ -74,7 +75,7 @@ fn generated_text_counts_as_the_reference_does() {
         let n = 1 + rng.below(12);
         let text: String = (0..n).map(|_| PIECES[rng.below(PIECES.len())]).collect();
         for encoding in ENCODINGS {
-            let expected = reference(encoding).encode_ordinary(&text).len();
+            let expected = reference(encoding).count(text.as_str());
             assert_eq!(encoding.count(&text), expected, "{text:?} with {}", encoding.name());
         }
     }
