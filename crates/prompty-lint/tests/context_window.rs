@@ -62,3 +62,18 @@ fn a_request_that_fits_is_not_reported() {
     assert!(total + 1_000 < 8_192);
     assert!(messages.is_empty(), "{messages:?}");
 }
+
+#[test]
+fn each_input_case_is_checked_at_its_name() {
+    let text = prompt("gpt-4", "", "a short text");
+    let loaded = load_str(&text, &MapHost::new(), &LoadOptions { lint: true, ..LoadOptions::default() });
+    let cases = format!("short:\n  text: a few words\nlong:\n  text: {}\n", "tide ".repeat(9_000));
+    let findings: Vec<_> = prompty_lint::check_cases(&cases, &loaded, &Selection::all())
+        .into_iter()
+        .filter(|f| f.diagnostic.code.id == "PL030")
+        .collect();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let d = &findings[0].diagnostic;
+    assert_eq!(&cases[d.span.clone()], "long");
+    assert!(d.message.starts_with("rendered with case `long` the request is "), "{}", d.message);
+}

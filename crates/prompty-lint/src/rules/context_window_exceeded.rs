@@ -1,8 +1,8 @@
 use std::ops::Range;
 
 use prompty_render::Renderer;
-use prompty_syntax::Profile;
 use prompty_syntax::yaml::Node;
+use prompty_syntax::{Profile, Prompt};
 use prompty_tokens::Fit;
 use serde_json::{Map, Value};
 
@@ -16,6 +16,9 @@ declare_rule! {
     /// prompt's model, and reports a request longer than the model's context window, or
     /// one that leaves less of the window than the answer's budget (`maxOutputTokens`;
     /// v1: `max_tokens`).
+    ///
+    /// In a prompt's input cases file (`<name>.cases.yaml`, what `prompty snapshot`
+    /// renders) each case is rendered with its values and reported at its name the same way.
     ///
     /// Only models whose context window is known are checked: the OpenAI families, counted
     /// exactly with their own tokenizer (`prompty render --tokens` shows the counts). A
@@ -62,36 +65,64 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     if cx.compile_error.is_some() || cx.too_many_roles.is_some() {
         return;
     }
-    let model = prompty_tokens::prompt_model(cx.prompt);
-    let Some(window) = model.context_window else { return };
-    let budget = prompty_tokens::max_output_tokens(cx.prompt);
-    let Ok(renderer) = Renderer::new(cx.prompt.clone()) else { return };
-    let Ok(messages) = renderer.prepare(&preview_values(cx)) else { return };
+    let Some(problem) = problem(cx.prompt, &preview_values(cx), "its defaults") else { return };
+    let span = match problem.kind {
+        Kind::ShortOfOutput => budget_span(cx).unwrap_or_else(|| model_span(cx)),
+        Kind::Exceeds => model_span(cx),
+    };
+    out.push(ContextWindowExceeded::META.finding(span, problem.message).help(problem.help));
+}
+
+/// The finding of one input case (`values`) of a cases file, at the case's name (`span`).
+pub(crate) fn check_case(
+    prompt: &Prompt,
+    name: &str,
+    values: &Map<String, Value>,
+    span: Range<usize>,
+) -> Option<Finding> {
+    let problem = problem(prompt, values, &format!("case `{name}`"))?;
+    Some(ContextWindowExceeded::META.finding(span, problem.message).help(problem.help))
+}
+
+enum Kind {
+    Exceeds,
+    ShortOfOutput,
+}
+
+struct Problem {
+    kind: Kind,
+    message: String,
+    help: String,
+}
+
+/// What is wrong with the request `prompt` renders to with `values` (described as `with`),
+/// if anything; nothing when the model's window is not known or the prompt does not render.
+fn problem(prompt: &Prompt, values: &Map<String, Value>, with: &str) -> Option<Problem> {
+    let model = prompty_tokens::prompt_model(prompt);
+    let window = model.context_window?;
+    let budget = prompty_tokens::max_output_tokens(prompt);
+    let messages = Renderer::new(prompt.clone()).ok()?.prepare(values).ok()?;
     let request = prompty_tokens::count_messages(&model, &messages);
     let name = &model.id;
     let counting = model.counting.name();
-    let finding = match request.fit(budget) {
-        Fit::Unknown | Fit::Fits { .. } => return,
-        Fit::Exceeds { over } => ContextWindowExceeded::META
-            .finding(
-                model_span(cx),
-                format!(
-                    "rendered with its defaults the request is {} tokens ({counting}), {over} over the {window}-token context window of `{name}`",
-                    request.total
-                ),
-            )
-            .help("shorten the prompt or its defaults, or use a model with a larger window"),
-        Fit::ShortOfOutput { left, wanted } => ContextWindowExceeded::META
-            .finding(
-                budget_span(cx).unwrap_or_else(|| model_span(cx)),
-                format!(
-                    "rendered with its defaults the request is {} tokens ({counting}), which leaves {left} of the {window}-token context window of `{name}` for the answer, less than its {wanted}-token budget",
-                    request.total
-                ),
-            )
-            .help(format!("lower the answer's budget to at most {left}, or shorten the prompt")),
-    };
-    out.push(finding);
+    let total = request.total;
+    match request.fit(budget) {
+        Fit::Unknown | Fit::Fits { .. } => None,
+        Fit::Exceeds { over } => Some(Problem {
+            kind: Kind::Exceeds,
+            message: format!(
+                "rendered with {with} the request is {total} tokens ({counting}), {over} over the {window}-token context window of `{name}`"
+            ),
+            help: "shorten the prompt or its inputs, or use a model with a larger window".to_owned(),
+        }),
+        Fit::ShortOfOutput { left, wanted } => Some(Problem {
+            kind: Kind::ShortOfOutput,
+            message: format!(
+                "rendered with {with} the request is {total} tokens ({counting}), which leaves {left} of the {window}-token context window of `{name}` for the answer, less than its {wanted}-token budget"
+            ),
+            help: format!("lower the answer's budget to at most {left}, or shorten the prompt"),
+        }),
+    }
 }
 
 /// The values the editor preview renders with: a v1 file's `sample:`, then each input's
