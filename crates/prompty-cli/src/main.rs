@@ -20,6 +20,7 @@ mod run;
 mod snapshot;
 mod stored;
 mod summary;
+mod tokens;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -146,6 +147,10 @@ enum Command {
         /// input's `example` when it has no default (values given with --set/--inputs win).
         #[arg(long)]
         sample: bool,
+        /// Count the tokens of each message and of the request for the prompt's model:
+        /// exact for the OpenAI model families, an estimate (labelled) for others.
+        #[arg(long, conflicts_with = "raw")]
+        tokens: bool,
     },
 }
 
@@ -324,8 +329,8 @@ fn dispatch(command: Command, reporter: &Reporter) -> ExitCode {
             }
         },
         Command::Load { file, load } => cmd_load(&file, &load),
-        Command::Render { file, inputs, load, format, raw, strict, sample } => {
-            cmd_render(&file, &inputs, &load, RenderFlags { format, raw, strict, sample }, reporter)
+        Command::Render { file, inputs, load, format, raw, strict, sample, tokens } => {
+            cmd_render(&file, &inputs, &load, RenderFlags { format, raw, strict, sample, tokens }, reporter)
         }
         Command::Compile { file, inputs, load, provider, api, model, reasoning_model } => {
             let target = Overrides { provider: provider.as_deref(), api: api.as_deref(), model, reasoning_model };
@@ -422,6 +427,7 @@ struct RenderFlags {
     raw: bool,
     strict: bool,
     sample: bool,
+    tokens: bool,
 }
 
 fn cmd_render(
@@ -453,9 +459,16 @@ fn cmd_render(
         }
     } else {
         let messages = renderer.prepare(&values).map_err(|e| render_failure(file, &text, &e))?;
-        match format {
-            RenderFormat::Json => format!("{}\n", serde_json::to_string_pretty(&messages)?),
-            RenderFormat::Text => prompty_render::messages_to_text(&messages),
+        let counts = flags.tokens.then(|| tokens::Counts::new(renderer.prompt(), &messages));
+        match (format, counts) {
+            (RenderFormat::Json, None) => format!("{}\n", serde_json::to_string_pretty(&messages)?),
+            (RenderFormat::Json, Some(counts)) => {
+                format!("{}\n", serde_json::to_string_pretty(&counts.json(&messages)?)?)
+            }
+            (RenderFormat::Text, None) => prompty_render::messages_to_text(&messages),
+            (RenderFormat::Text, Some(counts)) => {
+                format!("{}\n{}", prompty_render::messages_to_text(&messages), counts.text())
+            }
         }
     };
     // Only a template that reads a name with no input and no value can have rendered one

@@ -346,7 +346,7 @@ fn keep_most_specific(findings: &mut Vec<Finding>) {
 
 /// The findings in a prompt's input cases file (`<name>.cases.yaml`, as `prompty
 /// snapshot` reads it) with `text` its content: spans are into `text`. Filtered by
-/// `selection` (code `PL027`); nothing when the prompt could not be loaded.
+/// `selection` (codes `PL027` and `PL030`); nothing when the prompt could not be loaded.
 pub fn check_cases(text: &str, loaded: &Loaded, selection: &Selection) -> Vec<Finding> {
     let Some(prompt) = &loaded.prompt else { return Vec::new() };
     let mut findings = rules::check_cases(text, prompt);

@@ -14,6 +14,8 @@
 //!   and semantic tokens (role lines, template tags, input references).
 //! - **References and rename** of an input across the front matter and the template.
 //! - **Preview**: the `prompty.render` command returns the rendered messages.
+//! - **Inlay hints**: each message's token count beside its role line, and the request's
+//!   beside the front matter's closing fence, for the prompt's model ([`hints`]).
 //! - **Formatting**: what `prompty fmt` does ([`prompty_lint::fmt`]).
 //!
 //! The crate does no process I/O: [`run`] takes an [`lsp_server::Connection`] (the CLI
@@ -44,6 +46,7 @@ pub mod completion;
 pub mod cursor;
 pub mod definition;
 pub mod diagnostics;
+pub mod hints;
 pub mod hover;
 pub mod position;
 pub mod preview;

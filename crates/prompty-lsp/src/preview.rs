@@ -20,6 +20,27 @@ pub const COMMAND: &str = "prompty.render";
 /// `[]` or `{}` by kind), and a sentence saying so (`null` when none did). Errors name the
 /// line and column.
 pub fn render(s: &Snapshot, given: &Map<String, Value>) -> Result<Value, String> {
+    let Preview { messages, inputs: sources, placeholders } = prepare(s, given)?;
+    let text = prompty_render::messages_to_text(&messages);
+    let note = (!placeholders.is_empty()).then(|| {
+        let names = placeholders.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        format!(
+            "placeholders stand in for {names}: required, with no value given and no default or example (give values, or add an `example:` to the input)"
+        )
+    });
+    Ok(json!({ "messages": messages, "text": text, "inputs": sources, "placeholders": placeholders, "note": note }))
+}
+
+/// What the preview renders: the messages, the values used with where each came from, and
+/// the required inputs a placeholder stood in for.
+pub(crate) struct Preview {
+    pub(crate) messages: Vec<prompty_syntax::Message>,
+    pub(crate) inputs: Map<String, Value>,
+    pub(crate) placeholders: Vec<String>,
+}
+
+/// Renders the document as [`render`] describes.
+pub(crate) fn prepare(s: &Snapshot, given: &Map<String, Value>) -> Result<Preview, String> {
     let Some(prompt) = s.prompt() else {
         return Err(first_error(s).unwrap_or_else(|| "the file does not load as a prompt".to_owned()));
     };
@@ -65,14 +86,7 @@ pub fn render(s: &Snapshot, given: &Map<String, Value>) -> Result<Value, String>
     let options = RenderOptions { source: Some(Arc::clone(&s.text)), ..RenderOptions::default() };
     let renderer = Renderer::with_options(prompt.clone(), options).map_err(|e| located(s, &e))?;
     let messages = renderer.prepare(&inputs).map_err(|e| located(s, &e))?;
-    let text = prompty_render::messages_to_text(&messages);
-    let note = (!placeholders.is_empty()).then(|| {
-        let names = placeholders.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-        format!(
-            "placeholders stand in for {names}: required, with no value given and no default or example (give values, or add an `example:` to the input)"
-        )
-    });
-    Ok(json!({ "messages": messages, "text": text, "inputs": sources, "placeholders": placeholders, "note": note }))
+    Ok(Preview { messages, inputs: sources, placeholders })
 }
 
 /// A stand-in value of `p`'s kind.

@@ -24,7 +24,7 @@ use lsp_types::{
 use serde_json::Value;
 
 use crate::analysis::{Analysis, Workspace};
-use crate::{Error, actions, completion, definition, diagnostics, hover, preview, references, symbols, uri};
+use crate::{Error, actions, completion, definition, diagnostics, hints, hover, preview, references, symbols, uri};
 
 /// How the server runs.
 #[derive(Clone)]
@@ -113,6 +113,7 @@ pub fn capabilities() -> Value {
         "documentFormattingProvider": true,
         "documentSymbolProvider": true,
         "foldingRangeProvider": true,
+        "inlayHintProvider": true,
         "referencesProvider": true,
         "renameProvider": {"prepareProvider": true},
         "semanticTokensProvider": {
@@ -522,6 +523,26 @@ impl Server {
                 let s = &a.snapshot;
                 let list: Vec<lsp_types::DocumentSymbol> = symbols::symbols(s).iter().map(|x| x.to_lsp(s)).collect();
                 to_value(serde_json::to_value(lsp_types::DocumentSymbolResponse::Nested(list)))
+            }
+            r::InlayHintRequest::METHOD => {
+                let p: lsp_types::InlayHintParams = serde_json::from_value(req.params).map_err(Failure::params)?;
+                let a = self.analysis(&p.text_document.uri)?;
+                let s = &a.snapshot;
+                let hints: Vec<lsp_types::InlayHint> = hints::token_hints(s)
+                    .into_iter()
+                    .map(|h| lsp_types::InlayHint {
+                        position: s.index.position(&s.text, h.offset),
+                        label: lsp_types::InlayHintLabel::String(h.label),
+                        kind: None,
+                        text_edits: None,
+                        tooltip: Some(lsp_types::InlayHintTooltip::String(h.tooltip)),
+                        padding_left: Some(true),
+                        padding_right: None,
+                        data: None,
+                    })
+                    .filter(|h| p.range.start <= h.position && h.position <= p.range.end)
+                    .collect();
+                to_value(serde_json::to_value(hints))
             }
             r::FoldingRangeRequest::METHOD => {
                 let p: lsp_types::FoldingRangeParams = serde_json::from_value(req.params).map_err(Failure::params)?;

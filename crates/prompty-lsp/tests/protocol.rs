@@ -708,6 +708,8 @@ fn every_feature_survives_hostile_documents() {
             json!({"textDocument": {"uri": uri}, "range": whole, "context": {"diagnostics": []}}),
         );
         assert!(r.get("error").is_none(), "{what}: {r}");
+        let r = c.request("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": whole}));
+        assert!(r.get("error").is_none(), "{what}: {r}");
         let r = c.request(
             "textDocument/formatting",
             json!({"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": true}}),
@@ -916,4 +918,66 @@ fn completion_of_model_ids_and_input_enum_values() {
     let ids = labels(&c.at("textDocument/completion", "file:///w/o.prompty", 2, 6));
     assert!(ids.contains(&"gpt-4o".to_owned()) && ids.contains(&"claude-sonnet-4-5".to_owned()), "{ids:?}");
     c.shutdown();
+}
+
+const TOKENS: &str = "---\nmodel:\n  id: MODEL\ninputs:\n  city:\n    kind: string\n    default: Lisbon\n---\nsystem:\nYou are a travel guide.\n\nuser:\nWhat should I see in {{ city }}?\n";
+
+/// `(line, character, label)` of each inlay hint of `text` (all of them: the whole range).
+fn inlay_hints(text: &str) -> Vec<(u64, u64, String)> {
+    let mut c = Client::start(MapHost::new(), |_| {});
+    c.open(URI, text);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 9999, "character": 0}});
+    let hints = c.call("textDocument/inlayHint", json!({"textDocument": {"uri": URI}, "range": whole}));
+    c.shutdown();
+    hints
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| {
+            let at = |k: &str| h["position"][k].as_u64().unwrap_or(u64::MAX);
+            (at("line"), at("character"), h["label"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn inlay_hints_show_each_messages_tokens_beside_its_role_line() {
+    assert_eq!(prompty_lsp::capabilities()["inlayHintProvider"], json!(true));
+    let text = TOKENS.replace("MODEL", "gpt-4o");
+    let model = prompty_tokens::lookup("gpt-4o");
+    let expected = prompty_tokens::count_messages(
+        &model,
+        &[
+            prompty_syntax::Message::text("system", "You are a travel guide."),
+            prompty_syntax::Message::text("user", "What should I see in Lisbon?"),
+        ],
+    );
+    let hints = inlay_hints(&text);
+    let (fence, system, user) = (pos(&text, "---\nsystem", 0), pos(&text, "system:", 7), pos(&text, "user:", 5));
+    let at = |(line, character): (u32, u32)| (u64::from(line), u64::from(character));
+    let window = expected.context_window.unwrap_or(0);
+    assert_eq!(
+        hints,
+        vec![
+            (
+                at(fence).0,
+                at(fence).1 + 3,
+                format!("{} tokens, {} of {window} left", expected.total, window - expected.total as u64)
+            ),
+            (at(system).0, at(system).1, format!("{} tokens", expected.messages[0].tokens)),
+            (at(user).0, at(user).1, format!("{} tokens", expected.messages[1].tokens)),
+        ]
+    );
+}
+
+#[test]
+fn inlay_hints_label_estimates_and_leave_out_role_lines_that_repeat() {
+    let estimated = inlay_hints(&TOKENS.replace("MODEL", "claude-sonnet-4-5"));
+    assert_eq!(estimated.len(), 3, "{estimated:?}");
+    assert!(estimated.iter().all(|(_, _, label)| label.starts_with('≈')), "{estimated:?}");
+    // A role line in a loop opens as many messages as the loop runs: the total only.
+    let looped = "---\nmodel:\n  id: gpt-4o\n---\n{% for q in ['a', 'b'] %}\nuser:\n{{ q }}\n{% endfor %}\n";
+    let hints = inlay_hints(looped);
+    assert_eq!(hints.len(), 1, "{hints:?}");
+    assert_eq!(hints[0].0, 3);
 }

@@ -61,6 +61,12 @@ pub(crate) fn check_cases(text: &str, prompt: &Prompt) -> Vec<Finding> {
     for case in &cases {
         let case_name = &case.name;
         let inputs = &case.inputs;
+        out.extend(super::context_window_exceeded::check_case(
+            prompt,
+            case_name,
+            &case.values(),
+            case.name_span.clone(),
+        ));
         if !checks_names {
             continue;
         }

@@ -46,6 +46,7 @@ macro_rules! declare_rule {
     };
 }
 
+mod context_window_exceeded;
 mod default_kind_mismatch;
 mod default_not_in_enum;
 mod developer_role_in_v1;
@@ -126,6 +127,7 @@ registry! {
     invalid_input_case::InvalidInputCase,
     value_in_role_attributes::ValueInRoleAttributes,
     too_many_messages::TooManyMessages,
+    context_window_exceeded::ContextWindowExceeded,
 }
 
 #[cfg(test)]

@@ -1,0 +1,48 @@
+//! Criterion benchmark of the two OpenAI tokenizers on the rendered prompt files of the
+//! corpus: tiktoken-rs (what the crate uses) and bpe-openai (the cross-check of the tests),
+//! both encodings, counting only. Each tokenizer is loaded before its measurement; the
+//! time of that first load (the first call in the process) is printed first.
+//!
+//! `cargo bench -p prompty-tokens --bench tokenizers`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{Criterion, Throughput};
+use prompty_test_support::prompt_files;
+
+fn benches(c: &mut Criterion) {
+    let texts: Vec<String> = prompt_files().iter().map(|p| std::fs::read_to_string(p).expect("readable")).collect();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    for (name, load) in [
+        ("bpe-openai cl100k_base", (|| bpe_openai::cl100k_base().count("a")) as fn() -> usize),
+        ("bpe-openai o200k_base", || bpe_openai::o200k_base().count("a")),
+        ("tiktoken-rs cl100k_base", || tiktoken_rs::cl100k_base_singleton().encode_ordinary("a").len()),
+        ("tiktoken-rs o200k_base", || tiktoken_rs::o200k_base_singleton().encode_ordinary("a").len()),
+    ] {
+        let start = Instant::now();
+        black_box(load());
+        println!("first load of {name}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    }
+    let cases: [(&str, &bpe_openai::Tokenizer, &tiktoken_rs::CoreBPE); 2] = [
+        ("cl100k_base", bpe_openai::cl100k_base(), tiktoken_rs::cl100k_base_singleton()),
+        ("o200k_base", bpe_openai::o200k_base(), tiktoken_rs::o200k_base_singleton()),
+    ];
+    for (name, bpe, tiktoken) in cases {
+        let mut g = c.benchmark_group(name);
+        g.throughput(Throughput::Bytes(bytes as u64));
+        g.bench_function("bpe-openai", |b| {
+            b.iter(|| texts.iter().map(|t| bpe.count(black_box(t.as_str()))).sum::<usize>())
+        });
+        g.bench_function("tiktoken-rs", |b| {
+            b.iter(|| texts.iter().map(|t| tiktoken.encode_ordinary(black_box(t)).len()).sum::<usize>())
+        });
+        g.finish();
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    benches(&mut c);
+    c.final_summary();
+}
