@@ -200,6 +200,32 @@ pub fn count_messages(model: &ModelInfo, messages: &[Message]) -> RequestTokens 
     RequestTokens { model: model.id.clone(), counting, messages: counted, total, context_window: model.context_window }
 }
 
+/// A bound no count of `messages` for `model` exceeds ([`count_messages`]'s `total`), found
+/// without the tokenizer: every token of a byte-pair encoding stands for at least one byte of
+/// text, so a text has at most as many tokens as bytes, and the framing is added as counted.
+///
+/// A request whose bound fits the window fits; callers that only need to know that (a lint
+/// rule over many files) skip loading the tables (a fraction of a second per process).
+pub fn upper_bound(model: &ModelInfo, messages: &[Message]) -> usize {
+    let counting = model.counting;
+    let framing = if counting.is_exact() { REPLY_PRIMING } else { 0 };
+    messages
+        .iter()
+        .map(|m| {
+            let text: usize =
+                m.content.iter().map(|p| if let Part::Text { value } = p { value.len() } else { 0 }).sum();
+            match counting {
+                Counting::Estimate => counting.count(&m.text_content()),
+                Counting::Exact(_) => {
+                    let name = m.metadata.get("name").and_then(|v| v.as_str()).map_or(0, |n| TOKENS_PER_NAME + n.len());
+                    text + TOKENS_PER_MESSAGE + m.role.len() + name
+                }
+            }
+        })
+        .sum::<usize>()
+        + framing
+}
+
 /// One message's tokens (see [`MessageTokens::tokens`]).
 pub fn count_message(counting: Counting, message: &Message) -> MessageTokens {
     // The text parts as one text, as a request with text only sends them.

@@ -137,3 +137,31 @@ fn parts_that_are_not_text_are_left_out_and_counted_as_such() {
     assert_eq!(counted.messages[0].uncounted_parts, 1);
     assert_eq!(counted.total, count_messages(&model, &[text_only]).total);
 }
+
+#[test]
+fn the_byte_bound_is_never_below_the_count() {
+    let mut rng = Rng::new(30);
+    let mut messages: Vec<Message> = prompt_files()
+        .iter()
+        .map(|path| Message::text("system", std::fs::read_to_string(path).expect("readable")))
+        .collect();
+    for _ in 0..200 {
+        let n = 1 + rng.below(12);
+        let text: String = (0..n).map(|_| PIECES[rng.below(PIECES.len())]).collect();
+        let mut m = Message::text(["user", "assistant", "tool"][rng.below(3)], text);
+        if rng.below(2) == 0 {
+            m.metadata.insert("name".into(), PIECES[rng.below(PIECES.len())].into());
+        }
+        messages.push(m);
+    }
+    for model in ["gpt-4o", "gpt-4", "claude-sonnet-4"] {
+        let model = lookup(model);
+        for m in &messages {
+            let one = std::slice::from_ref(m);
+            let (bound, total) = (prompty_tokens::upper_bound(&model, one), count_messages(&model, one).total);
+            assert!(bound >= total, "{} for {:?}: bound {bound} < count {total}", model.id, m.text_content());
+        }
+        let all = count_messages(&model, &messages).total;
+        assert!(prompty_tokens::upper_bound(&model, &messages) >= all, "{}", model.id);
+    }
+}

@@ -102,6 +102,12 @@ fn problem(prompt: &Prompt, values: &Map<String, Value>, with: &str) -> Option<P
     let window = model.context_window?;
     let budget = prompty_tokens::max_output_tokens(prompt);
     let messages = Renderer::new(prompt.clone()).ok()?.prepare(values).ok()?;
+    // Most prompts are far inside their window: a bound taken from the bytes settles it
+    // without the tokenizer's tables.
+    let bound = prompty_tokens::upper_bound(&model, &messages) as u64;
+    if bound.saturating_add(budget.unwrap_or(0)) <= window {
+        return None;
+    }
     let request = prompty_tokens::count_messages(&model, &messages);
     let name = &model.id;
     let counting = model.counting.name();
