@@ -49,6 +49,16 @@ fn a_v1_budget_that_the_window_cannot_hold_is_reported() {
 }
 
 #[test]
+fn a_budget_sent_as_written_from_additional_properties_is_the_answers_budget() {
+    for key in ["max_tokens", "max_completion_tokens"] {
+        let options = format!("  options:\n    additionalProperties:\n      {key}: 8190\n");
+        let (messages, total) = pl030(&prompt("gpt-4", &options, "a short text"));
+        assert_eq!(messages.len(), 1, "{key}: {messages:?}");
+        assert!(messages[0].contains(&format!("leaves {} of the 8192-token", 8_192 - total)), "{}", messages[0]);
+    }
+}
+
+#[test]
 fn models_without_a_known_window_are_not_checked() {
     for model in ["claude-sonnet-4-5", "team-chat"] {
         let (messages, _) = pl030(&prompt(model, "", &"tide ".repeat(30_000)));

@@ -269,8 +269,16 @@ pub fn prompt_model(prompt: &Prompt) -> ModelInfo {
         .unwrap_or_else(|| candidates.first().map_or_else(|| lookup(""), |id| lookup(id)))
 }
 
-/// The answer's budget the prompt asks for: `model.options.maxOutputTokens` (v1:
-/// `model.parameters.max_tokens`), when positive.
+/// The answer's budget the prompt asks for, when positive: `model.options.maxOutputTokens`
+/// (v1: `model.parameters.max_tokens`), else a `max_completion_tokens` or `max_tokens` the
+/// request sends as written from `options.additionalProperties`.
 pub fn max_output_tokens(prompt: &Prompt) -> Option<u64> {
-    prompt.model.as_ref()?.options.as_ref()?.max_output_tokens.and_then(|n| u64::try_from(n).ok()).filter(|n| *n > 0)
+    let options = prompt.model.as_ref()?.options.as_ref()?;
+    let extra = |key: &str| options.additional_properties.as_ref()?.get(key)?.as_u64();
+    options
+        .max_output_tokens
+        .and_then(|n| u64::try_from(n).ok())
+        .or_else(|| extra("max_completion_tokens"))
+        .or_else(|| extra("max_tokens"))
+        .filter(|n| *n > 0)
 }

@@ -15,7 +15,8 @@ declare_rule! {
     /// else its `example`; a v1 file's `sample:`), counts the request's tokens for the
     /// prompt's model, and reports a request longer than the model's context window, or
     /// one that leaves less of the window than the answer's budget (`maxOutputTokens`;
-    /// v1: `max_tokens`).
+    /// v1: `max_tokens`; else a `max_completion_tokens` or `max_tokens` sent as written from
+    /// `options.additionalProperties`).
     ///
     /// In a prompt's input cases file (`<name>.cases.yaml`, what `prompty snapshot`
     /// renders) each case is rendered with its values and reported at its name the same way.
