@@ -187,3 +187,41 @@ pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<(), String> {
         format!("cannot write: {}", describe_io(&e))
     })
 }
+
+/// The last line of a command that rewrites files (`fmt`, `migrate`) and its exit code:
+/// 2 when a file failed, 1 when a dry run (`--check`, `--diff`) found files to change, else 0.
+/// `changed` counts the files rewritten (or, in a dry run, those that would be), `verbs`
+/// is `(dry, done)` ("would be reformatted", "reformatted") and `failed` says what a
+/// failed file was ("failed", "not migrated").
+pub(crate) struct RewriteSummary {
+    pub dry: bool,
+    pub changed: usize,
+    pub unchanged: usize,
+    pub failures: usize,
+}
+
+impl RewriteSummary {
+    pub(crate) fn finish(
+        &self,
+        verbs: (&str, &str),
+        failed: &str,
+        err: &mut impl std::io::Write,
+    ) -> std::process::ExitCode {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let (changed, unchanged, failures) = (self.changed, self.unchanged, self.failures);
+        let verb = if self.dry { verbs.0 } else { verbs.1 };
+        let mut summary =
+            format!("{changed} file{} {verb}, {unchanged} file{} left unchanged", plural(changed), plural(unchanged));
+        if failures > 0 {
+            summary.push_str(&format!(", {failures} file{} {failed}", plural(failures)));
+        }
+        let _ = writeln!(err, "{summary}");
+        if failures > 0 {
+            std::process::ExitCode::from(2)
+        } else if self.dry && changed > 0 {
+            std::process::ExitCode::from(1)
+        } else {
+            std::process::ExitCode::SUCCESS
+        }
+    }
+}

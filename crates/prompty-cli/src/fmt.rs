@@ -112,20 +112,12 @@ pub(crate) fn run(args: &FmtArgs) -> ExitCode {
         }
     }
     let dry = args.check || args.diff;
-    let (changed, verb) = if dry { (pending, "would be reformatted") } else { (reformatted, "reformatted") };
-    let mut summary =
-        format!("{changed} file{} {verb}, {unchanged} file{} left unchanged", plural(changed), plural(unchanged));
-    if failures > 0 {
-        summary.push_str(&format!(", {failures} file{} failed", plural(failures)));
-    }
-    let _ = writeln!(err, "{summary}");
-    if failures > 0 {
-        ExitCode::from(2)
-    } else if dry && changed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    let changed = if dry { pending } else { reformatted };
+    files::RewriteSummary { dry, changed, unchanged, failures }.finish(
+        ("would be reformatted", "reformatted"),
+        "failed",
+        &mut err,
+    )
 }
 
 /// The names and input values of the cases in `<name>.cases.yaml` beside `file`, the ones
@@ -145,8 +137,4 @@ pub(crate) fn input_cases(host: &impl Host, file: &Path, err: &mut impl Write) -
     };
     let (cases, _) = prompty_syntax::cases::parse_cases(&String::from_utf8_lossy(&bytes));
     cases.iter().map(|c| (c.name.clone(), c.values())).collect()
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

@@ -136,22 +136,10 @@ pub(crate) fn run(args: &MigrateArgs) -> ExitCode {
         }
     }
     let dry = args.check || args.diff;
-    let (changed, verb) = if dry { (pending, "would be migrated") } else { (migrated, "migrated") };
-    let mut summary =
-        format!("{changed} file{} {verb}, {unchanged} file{} left unchanged", plural(changed), plural(unchanged));
-    if failures > 0 {
-        summary.push_str(&format!(", {failures} file{} not migrated", plural(failures)));
-    }
-    let _ = writeln!(err, "{summary}");
-    if failures > 0 {
-        ExitCode::from(2)
-    } else if dry && changed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+    let changed = if dry { pending } else { migrated };
+    files::RewriteSummary { dry, changed, unchanged, failures }.finish(
+        ("would be migrated", "migrated"),
+        "not migrated",
+        &mut err,
+    )
 }
