@@ -23,19 +23,10 @@ pub(crate) struct Body {
 impl Body {
     /// `original` is the file's body text (from `body_span`), `text` the normalized body.
     pub(crate) fn new(original: &str, start: usize, text: String) -> Self {
-        let mut dropped_cr = Vec::new();
-        let bytes = original.as_bytes();
-        let mut norm = 0usize;
-        let mut i = 0usize;
-        while i < bytes.len() {
-            if bytes.get(i) == Some(&b'\r') && bytes.get(i + 1) == Some(&b'\n') {
-                dropped_cr.push(norm);
-                i += 1;
-                continue;
-            }
-            norm += 1;
-            i += 1;
-        }
+        // Body offsets count a `\r\n` as its `\n`: the k-th dropped `\r` (at file offset
+        // `at`) sits at body offset `at - k`.
+        let dropped_cr: Vec<usize> =
+            memchr::memmem::find_iter(original.as_bytes(), b"\r\n").enumerate().map(|(k, at)| at - k).collect();
         let mut lines = Vec::new();
         let mut pos = 0usize;
         loop {

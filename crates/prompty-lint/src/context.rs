@@ -48,6 +48,8 @@ pub(crate) struct Context<'a> {
     pub(crate) compile_error: Option<prompty_render::Error>,
     /// The top-level variables the engine says the template reads (none for Handlebars).
     pub(crate) engine_vars: Option<Vec<String>>,
+    /// The template compiled as `prompty render` compiles it, when it compiles so.
+    pub(crate) renderer: Option<Renderer>,
     /// Role lines that split in this profile, in order.
     pub(crate) roles: Vec<RoleLine>,
     /// The body line of the role line past [`prompty_render::MAX_MESSAGES`], when there is
@@ -68,20 +70,36 @@ impl<'a> Context<'a> {
         let body = Body::new(original, prompt.body_span.start, prompt.instructions.clone().unwrap_or_default());
         let engine = Engine::of(&prompt.template.format.kind);
         let mut compile_error = None;
-        let mut engine_vars = None;
+        let mut renderer = None;
+        let mut compiles = false;
         if engine != Engine::Unknown && prompt.template.parser.kind == "prompty" {
-            // Compiled without role-line nonces, so that error spans point at the file as written.
-            let mut plain = prompt.clone();
-            plain.template.format.strict = Some(false);
-            let options = RenderOptions { source: Some(Arc::from(text)), ..RenderOptions::default() };
-            match Renderer::with_options(plain, options) {
-                Ok(r) => engine_vars = (engine != Engine::Handlebars).then(|| r.template_variables()),
-                Err(e) if e.kind() == ErrorKind::TemplateSyntax => compile_error = Some(e),
-                Err(_) => {}
+            // Compiled as `prompty render` compiles it; on failure, again without role-line
+            // nonces, so that the error's spans point at the file as written.
+            match Renderer::new(prompt.clone()) {
+                Ok(r) => {
+                    renderer = Some(r);
+                    compiles = true;
+                }
+                Err(_) => {
+                    let mut plain = prompt.clone();
+                    plain.template.format.strict = Some(false);
+                    let options = RenderOptions { source: Some(Arc::from(text)), ..RenderOptions::default() };
+                    match Renderer::with_options(plain, options) {
+                        Ok(_) => compiles = true,
+                        Err(e) if e.kind() == ErrorKind::TemplateSyntax => compile_error = Some(e),
+                        Err(_) => {}
+                    }
+                }
             }
         }
-        let template =
+        let mut template =
             if compile_error.is_none() { Template::analyze(engine, &body.text, profile) } else { Template::default() };
+        // A Jinja body's variables come from the analysis's parse (the engine's own
+        // computation over the same syntax tree), not from a second parse in the renderer.
+        let engine_vars = (compiles && engine != Engine::Handlebars).then(|| match template.undeclared.take() {
+            Some(vars) => vars,
+            None => renderer.as_ref().map(Renderer::template_variables).unwrap_or_default(),
+        });
         let mut roles = Vec::new();
         let mut too_many_roles = None;
         for (i, range) in body.lines.iter().enumerate() {
@@ -110,6 +128,7 @@ impl<'a> Context<'a> {
             template,
             compile_error,
             engine_vars,
+            renderer,
             roles,
             too_many_roles,
             line_index: OnceCell::new(),
@@ -228,4 +247,49 @@ pub(crate) fn walk_strings<'n>(node: &'n Node, path: &mut Vec<String>, f: &mut d
 
 pub(crate) fn leading_blanks(line: &str) -> usize {
     line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prompty_syntax::{LoadOptions, MapHost, load_str};
+
+    /// The variables the rules see for a Jinja body come from the analysis's parse: they
+    /// must be the ones the renderer's compiled template reports, on every prompt of the
+    /// corpus and of the rule fixtures.
+    #[test]
+    fn variables_from_the_analysis_equal_the_renderers() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files = prompty_test_support::prompt_files();
+        files.extend(
+            std::fs::read_dir(&fixtures)
+                .expect("the rule fixtures")
+                .filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "prompty")),
+        );
+        let (mut jinja, mut mismatches) = (0, Vec::new());
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a readable prompt");
+            let loaded = load_str(&text, &MapHost::new(), &LoadOptions { lint: true, ..LoadOptions::default() });
+            let Some(cx) = Context::new(&text, &loaded) else { continue };
+            if cx.engine != Engine::Jinja || cx.compile_error.is_some() {
+                continue;
+            }
+            let Some(prompt) = loaded.prompt.clone() else { continue };
+            let mut plain = prompt;
+            plain.template.format.strict = Some(false);
+            let Ok(renderer) = Renderer::with_options(plain, RenderOptions::default()) else { continue };
+            jinja += 1;
+            if cx.engine_vars.as_deref() != Some(&renderer.template_variables()[..]) {
+                mismatches.push(format!(
+                    "{}: {:?} vs {:?}",
+                    file.display(),
+                    cx.engine_vars,
+                    renderer.template_variables()
+                ));
+            }
+        }
+        assert!(jinja > 60, "only {jinja} Jinja prompts compiled");
+        assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    }
 }

@@ -70,8 +70,13 @@ impl Suppressions {
         let body = document.body.clone();
         for (open, close) in [("{#", "#}"), ("{{!", "}}")] {
             let mut from = body.start;
-            while let Some(start) = text.get(from..body.end).and_then(|t| t.find(open)).map(|i| from + i) {
-                let Some(end) = text.get(start..body.end).and_then(|t| t.find(close)).map(|i| start + i) else { break };
+            let find = |from: usize, needle: &str| {
+                text.get(from..body.end)
+                    .and_then(|t| memchr::memmem::find(t.as_bytes(), needle.as_bytes()))
+                    .map(|i| from + i)
+            };
+            while let Some(start) = find(from, open) {
+                let Some(end) = find(start, close) else { break };
                 let inner_start = start + open.len();
                 let inner = text.get(inner_start..end).unwrap_or("");
                 let lead = inner.len() - inner.trim_start_matches(['-', '~', ' ', '\t']).len();

@@ -76,6 +76,9 @@ pub(crate) struct Template {
     /// Names the template binds itself (Jinja loop targets, `set`, macro names and
     /// arguments, `with`, imports): a read of such a name may not be the input's.
     pub(crate) bound: std::collections::HashSet<String>,
+    /// Jinja: the top-level variables the template reads and does not set itself, sorted,
+    /// as the engine computes them (`Template::undeclared_variables`), from this parse.
+    pub(crate) undeclared: Option<Vec<String>>,
 }
 
 impl Template {
@@ -136,7 +139,9 @@ fn jinja(body: &str, profile: Profile) -> Template {
     let Ok(root) = minijinja::machinery::parse(body, "prompt", syntax) else {
         return Template::default();
     };
-    let mut t = Template { parsed: true, ..Template::default() };
+    let mut undeclared: Vec<String> = minijinja::machinery::find_undeclared(&root, false).into_iter().collect();
+    undeclared.sort();
+    let mut t = Template { parsed: true, undeclared: Some(undeclared), ..Template::default() };
     let mut walker = JinjaWalker { t: &mut t, body, blocks: Vec::new() };
     walker.stmt(&root);
     t

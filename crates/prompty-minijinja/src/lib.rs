@@ -264,6 +264,7 @@ pub mod machinery {
     pub use crate::compiler::codegen::CodeGenerator;
     pub use crate::compiler::instructions::{Instruction, Instructions};
     pub use crate::compiler::lexer::{tokenize, Tokenizer};
+    pub use crate::compiler::meta::find_undeclared;
     pub use crate::compiler::parser::{parse, parse_expr};
     pub use crate::compiler::tokens::{Span, Token};
     pub use crate::template::{CompiledTemplate, TemplateConfig};

@@ -1,3 +1,4 @@
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use prompty_render::Renderer;
@@ -66,7 +67,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     if cx.compile_error.is_some() || cx.too_many_roles.is_some() {
         return;
     }
-    let Some(problem) = problem(cx.prompt, &preview_values(cx), "its defaults") else { return };
+    let Some(renderer) = &cx.renderer else { return };
+    let Some(problem) = problem(cx.prompt, || Some(renderer), &preview_values(cx), "its defaults") else { return };
     let span = match problem.kind {
         Kind::ShortOfOutput => budget_span(cx).unwrap_or_else(|| model_span(cx)),
         Kind::Exceeds => model_span(cx),
@@ -75,13 +77,16 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The finding of one input case (`values`) of a cases file, at the case's name (`span`).
+/// `renderer` holds `prompt` compiled once for all cases, on first use.
 pub(crate) fn check_case(
     prompt: &Prompt,
+    renderer: &OnceCell<Option<Renderer>>,
     name: &str,
     values: &Map<String, Value>,
     span: Range<usize>,
 ) -> Option<Finding> {
-    let problem = problem(prompt, values, &format!("case `{name}`"))?;
+    let compiled = || renderer.get_or_init(|| Renderer::new(prompt.clone()).ok()).as_ref();
+    let problem = problem(prompt, compiled, values, &format!("case `{name}`"))?;
     Some(ContextWindowExceeded::META.finding(span, problem.message).help(problem.help))
 }
 
@@ -98,11 +103,17 @@ struct Problem {
 
 /// What is wrong with the request `prompt` renders to with `values` (described as `with`),
 /// if anything; nothing when the model's window is not known or the prompt does not render.
-fn problem(prompt: &Prompt, values: &Map<String, Value>, with: &str) -> Option<Problem> {
+/// `renderer` gives `prompt` compiled; it is called only when the model's window is known.
+fn problem<'r>(
+    prompt: &Prompt,
+    renderer: impl FnOnce() -> Option<&'r Renderer>,
+    values: &Map<String, Value>,
+    with: &str,
+) -> Option<Problem> {
     let model = prompty_tokens::prompt_model(prompt);
     let window = model.context_window?;
     let budget = prompty_tokens::max_output_tokens(prompt);
-    let messages = Renderer::new(prompt.clone()).ok()?.prepare(values).ok()?;
+    let messages = renderer()?.prepare(values).ok()?;
     // Most prompts are far inside their window: a bound taken from the bytes settles it
     // without the tokenizer's tables.
     let bound = prompty_tokens::upper_bound(&model, &messages) as u64;

@@ -58,11 +58,13 @@ pub(crate) fn check_cases(text: &str, prompt: &Prompt) -> Vec<Finding> {
     let checks_names = prompt.inputs.is_some();
     let required: Vec<&str> =
         prompt.inputs.iter().flatten().filter(|p| p.required && p.default.is_none()).map(|p| p.name.as_str()).collect();
+    let renderer = std::cell::OnceCell::new();
     for case in &cases {
         let case_name = &case.name;
         let inputs = &case.inputs;
         out.extend(super::context_window_exceeded::check_case(
             prompt,
+            &renderer,
             case_name,
             &case.values(),
             case.name_span.clone(),

@@ -37,35 +37,36 @@ declare_rule! {
 const NOT_TYPOS: &[&str] =
     &["use", "used", "uses", "users", "usage", "tools", "systems", "assistants", "developers", "functions", "test"];
 
-/// Edit distance with adjacent transpositions counting as one edit.
+/// Edit distance with adjacent transpositions counting as one edit (optimal string
+/// alignment), over three rolling rows of the table.
 fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
+    // Rows i-2, i-1 and i of the table; row 0 is the distance from the empty prefix.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for (i, &ca) in a.iter().enumerate() {
+        let i = i + 1;
         if let Some(first) = row.first_mut() {
             *first = i;
         }
-    }
-    if let Some(row) = d.first_mut() {
-        for (j, cell) in row.iter_mut().enumerate() {
-            *cell = j;
-        }
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a.get(i - 1) != b.get(j - 1));
-            let get = |d: &Vec<Vec<usize>>, x: usize, y: usize| d.get(x).and_then(|r| r.get(y)).copied().unwrap_or(0);
-            let mut v = (get(&d, i - 1, j) + 1).min(get(&d, i, j - 1) + 1).min(get(&d, i - 1, j - 1) + cost);
-            if i > 1 && j > 1 && a.get(i - 1) == b.get(j - 2) && a.get(i - 2) == b.get(j - 1) {
-                v = v.min(get(&d, i - 2, j - 2) + 1);
+        for (j, &cb) in b.iter().enumerate() {
+            let j = j + 1;
+            let at = |r: &[usize], k: usize| r.get(k).copied().unwrap_or(usize::MAX - 1);
+            let cost = usize::from(ca != cb);
+            let mut v = (at(&previous, j) + 1).min(at(&row, j - 1) + 1).min(at(&previous, j - 1) + cost);
+            if i > 1 && j > 1 && a.get(i - 2) == b.get(j - 1) && Some(&ca) == b.get(j - 2) {
+                v = v.min(at(&before, j - 2) + 1);
             }
-            if let Some(cell) = d.get_mut(i).and_then(|r| r.get_mut(j)) {
+            if let Some(cell) = row.get_mut(j) {
                 *cell = v;
             }
         }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut row);
     }
-    d.get(a.len()).and_then(|r| r.get(b.len())).copied().unwrap_or(usize::MAX)
+    previous.get(b.len()).copied().unwrap_or(usize::MAX)
 }
 
 /// The role `word` is a plausible typo of, if any.
@@ -158,5 +159,58 @@ mod tests {
         assert_eq!(suggestion_within("asisant", spec, 1), None);
         assert_eq!(same_case("system", "SYTEM"), "SYSTEM");
         assert_eq!(same_case("system", "Sytem"), "System");
+    }
+
+    #[test]
+    fn distances_are_those_of_the_whole_table() {
+        // The optimal string alignment distance over the full table, for comparison.
+        fn full(a: &str, b: &str) -> usize {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+            for (i, row) in d.iter_mut().enumerate() {
+                row[0] = i;
+            }
+            d[0] = (0..=b.len()).collect();
+            for i in 1..=a.len() {
+                for j in 1..=b.len() {
+                    let cost = usize::from(a[i - 1] != b[j - 1]);
+                    let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                    if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                        v = v.min(d[i - 2][j - 2] + 1);
+                    }
+                    d[i][j] = v;
+                }
+            }
+            d[a.len()][b.len()]
+        }
+        let words = [
+            "",
+            "s",
+            "system",
+            "sytem",
+            "ssytem",
+            "ystem",
+            "systme",
+            "user",
+            "uesr",
+            "usre",
+            "asistant",
+            "assistnat",
+            "tool",
+            "otol",
+            "ca",
+            "abc",
+            "acb",
+            "bca",
+            "développeur",
+            "ünïcode",
+            "functoin",
+            "assistant",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(distance(a, b), full(a, b), "{a:?} vs {b:?}");
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ declare_rule! {
 fn references(s: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(i) = s.get(from..).and_then(|t| t.find("${")).map(|i| from + i) {
+    while let Some(i) = s.get(from..).and_then(|t| memchr::memmem::find(t.as_bytes(), b"${")).map(|i| from + i) {
         let rest = s.get(i + 2..).unwrap_or("");
         let lower = rest.get(..5).unwrap_or(rest).to_ascii_lowercase();
         if lower.starts_with("env:") || lower.starts_with("file:") {
