@@ -413,23 +413,27 @@ fn report_config_error(
 }
 
 /// Runs `work` on `0..n` on every core the process may use and hands each result to
-/// `emit` in index order, as soon as the results before it are in.
+/// `emit` in index order, as soon as the results before it are in. Workers take the
+/// indexes in runs of [`RUN`] and send a run's results at once: one wake-up of the
+/// emitting thread per run rather than per file.
 fn for_each_in_order<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync, mut emit: impl FnMut(T)) {
+    const RUN: usize = 8;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(n);
     if threads <= 1 {
         (0..n).map(work).for_each(emit);
         return;
     }
     let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, T)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<T>)>();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, work) = (&next, &work);
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n || tx.send((i, work(i))).is_err() {
+                    let start = next.fetch_add(RUN, Ordering::Relaxed);
+                    if start >= n || tx.send((start / RUN, (start..(start + RUN).min(n)).map(work).collect())).is_err()
+                    {
                         break;
                     }
                 }
@@ -438,10 +442,10 @@ fn for_each_in_order<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync, mut em
         drop(tx);
         let mut pending = BTreeMap::new();
         let mut due = 0;
-        for (i, result) in rx {
-            pending.insert(i, result);
-            while let Some(result) = pending.remove(&due) {
-                emit(result);
+        for (run, results) in rx {
+            pending.insert(run, results);
+            while let Some(results) = pending.remove(&due) {
+                results.into_iter().for_each(&mut emit);
                 due += 1;
             }
         }
@@ -630,16 +634,19 @@ mod tests {
 
     #[test]
     fn results_come_in_index_order_whatever_finishes_first() {
-        let mut seen = Vec::new();
-        // Early indexes take longest, so later ones finish first on other threads.
-        for_each_in_order(
-            64,
-            |i| {
-                std::thread::sleep(std::time::Duration::from_micros(((64 - i) * 50) as u64));
-                i
-            },
-            |i| seen.push(i),
-        );
-        assert_eq!(seen, (0..64).collect::<Vec<_>>());
+        // Early indexes take longest, so later ones finish first on other threads; the
+        // counts include runs cut short at the end.
+        for n in [1, 7, 8, 61, 64] {
+            let mut seen = Vec::new();
+            for_each_in_order(
+                n,
+                |i| {
+                    std::thread::sleep(std::time::Duration::from_micros(((n - i) * 50) as u64));
+                    i
+                },
+                |i| seen.push(i),
+            );
+            assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        }
     }
 }

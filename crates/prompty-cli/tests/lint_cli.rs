@@ -214,6 +214,30 @@ fn fix_never_writes_through_a_link_out_of_the_folder() {
     assert!(std::fs::symlink_metadata(tmp.path().join("p/link.prompty")).expect("link").file_type().is_symlink());
 }
 
+/// The configuration that applies is the one above a file's real place: a linked file and
+/// a file in a linked folder take the settings of where they lead, and a plain file in the
+/// same folder as a link keeps its folder's settings.
+#[test]
+fn config_is_found_from_where_links_lead() {
+    let tmp = TempDir::new("config-links");
+    let body = "---\nname: t\ninputs:\n  q: {kind: string}\n---\nuser:\n{{q}} {{extra}}\n";
+    tmp.write("quiet/prompty.toml", "[lint]\nignore = [\"undeclared-variable\"]\n");
+    tmp.write("quiet/real.prompty", body);
+    tmp.write("loud/plain.prompty", body);
+    std::os::unix::fs::symlink(tmp.path().join("quiet/real.prompty"), tmp.path().join("loud/link.prompty"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(tmp.path().join("quiet"), tmp.path().join("alias")).expect("symlink");
+    let run = prompty(tmp.path(), &["check", "--format", "json", "loud", "alias/real.prompty"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let flagged: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("PL001"))
+        .filter_map(|l| l.split("\"file\":\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(flagged, ["loud/plain.prompty"], "{}", run.stdout);
+}
+
 #[test]
 fn config_selects_per_path_and_reports_bad_config() {
     let tmp = TempDir::new("config");

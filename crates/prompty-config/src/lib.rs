@@ -365,6 +365,8 @@ pub struct LintSettings {
 pub struct Configs {
     /// Configuration file per folder searched (`None`: no file up from there).
     by_dir: HashMap<PathBuf, Option<PathBuf>>,
+    /// Each folder as written, resolved (one resolution per folder, not per file).
+    resolved_dirs: HashMap<PathBuf, PathBuf>,
     loaded: HashMap<PathBuf, Config>,
 }
 
@@ -408,10 +410,7 @@ impl Configs {
     /// folder or above. A file that does not exist yet (an unsaved editor buffer) is looked
     /// up from its folder.
     pub fn find(&mut self, file: &Path, host: &dyn Host) -> Option<PathBuf> {
-        let start = match host.canonicalize(file) {
-            Ok(absolute) => absolute.parent()?.to_path_buf(),
-            Err(_) => host.canonicalize(file.parent().filter(|p| !p.as_os_str().is_empty())?).ok()?,
-        };
+        let start = self.resolved_folder(file, host)?;
         let mut visited = Vec::new();
         let mut dir = Some(start.as_path());
         let mut found = None;
@@ -432,6 +431,29 @@ impl Configs {
             self.by_dir.insert(v, found.clone());
         }
         found
+    }
+}
+
+impl Configs {
+    /// The resolved folder of `file` (symbolic links followed, as `canonicalize` does): a
+    /// file that is not itself a link lies in its folder as written, resolved once per
+    /// folder; a link is resolved whole.
+    fn resolved_folder(&mut self, file: &Path, host: &dyn Host) -> Option<PathBuf> {
+        let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(parent) = parent
+            && host.read_link(file).is_none()
+        {
+            if let Some(dir) = self.resolved_dirs.get(parent) {
+                return Some(dir.clone());
+            }
+            let dir = host.canonicalize(parent).ok()?;
+            self.resolved_dirs.insert(parent.to_path_buf(), dir.clone());
+            return Some(dir);
+        }
+        match host.canonicalize(file) {
+            Ok(absolute) => Some(absolute.parent()?.to_path_buf()),
+            Err(_) => host.canonicalize(parent?).ok(),
+        }
     }
 }
 
