@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::marks::MARK_VAR;
+use crate::mark::MARK_VAR;
 
 /// Name/value pairs in order, names distinct: the inputs as given (or defaulted), some of
 /// them replaced by values of the render's own.

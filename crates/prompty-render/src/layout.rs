@@ -107,8 +107,8 @@ impl Layout {
 /// text the template writes without marks.
 pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
     let mut layout = Layout::default();
-    let plain = layout.tag(format!("{{{{ {} }}}}", crate::marks::MARK_VAR));
-    let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::marks::MARK_VAR));
+    let plain = layout.tag(format!("{{{{ {} }}}}", crate::mark::MARK_VAR));
+    let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::mark::MARK_VAR));
     let mut follows = true;
     let mut last_ends = false;
     // The open blocks, and how many of them capture their text.
@@ -185,7 +185,7 @@ pub(crate) fn mustache(template: &prompty_mustache::Template, any_delimiters: bo
             continue;
         }
         let text = source.get(l.span.clone()).unwrap_or("");
-        let tag = layout.tag(format!("{open}{}{close}", crate::marks::MARK_VAR));
+        let tag = layout.tag(format!("{open}{}{close}", crate::mark::MARK_VAR));
         layout.push(text, follows && joined, Origin::Body { at: l.span.start, tag }, false);
         follows = true;
     }

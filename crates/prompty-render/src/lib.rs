@@ -27,6 +27,7 @@ mod hbs;
 mod jinja_compat;
 mod layout;
 mod limits;
+mod mark;
 mod marks;
 // The message model lives in prompty-syntax, beside the prompt model; `crate::message`
 // keeps naming it here.
