@@ -192,7 +192,7 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
     let found = line.trim();
     let culprit = inputs.iter().find(|(_, v)| value_contains(v, found)).map(|(k, _)| k.to_string());
     let needle = one_line(found);
-    match culprit.map(|c| (c, true)).or_else(|| crate::promptflow::blame(around, inputs).map(|(c, _)| (c, false))) {
+    match culprit.map(|c| (c, true)).or_else(|| crate::context::blame(around, inputs).map(|(c, _)| (c, false))) {
         Some((name, true)) => Error::new(
             ErrorKind::Injection,
             format!(
@@ -218,7 +218,7 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
 
 /// Names the input that shares the most text with `needle`, if any.
 fn culprit(needle: &str, inputs: &Context<'_>) -> Option<String> {
-    crate::promptflow::blame(needle, inputs).map(|(name, _)| name)
+    crate::context::blame(needle, inputs).map(|(name, _)| name)
 }
 
 /// A role line at a mark that the template does not write: a filter rewrote it.
@@ -289,7 +289,7 @@ fn line_break_error(text: &str, pos: usize, end: usize, line: &str, inputs: &Con
     let needle = one_line(line.trim());
     let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
     const WHY: &str = "keep a line break of the template's own before and after each role line";
-    match crate::promptflow::blame(around, inputs) {
+    match crate::context::blame(around, inputs) {
         Some((name, _)) => Error::new(
             ErrorKind::Injection,
             format!(
