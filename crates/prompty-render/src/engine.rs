@@ -117,16 +117,16 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
-    /// Compiles `source` with the engine named by `format`, configured for `profile`.
+    /// Compiles `source` with the engine of `format`, configured for `profile`.
     pub(crate) fn compile(
-        format: &str,
+        format: TemplateFormat,
         source: String,
         profile: Profile,
         limits: &Limits,
         loc: &BodyLocation,
     ) -> Result<Engine, Error> {
-        match TemplateFormat::from_kind(format) {
-            Some(TemplateFormat::Jinja2) => {
+        match format {
+            TemplateFormat::Jinja2 => {
                 let mut env = jinja_compat::environment();
                 let syntax = jinja_syntax(profile)?;
                 // minijinja's parser and code generator recurse once per level: bound the
@@ -158,7 +158,7 @@ impl Engine {
                 Ok(Engine::Jinja(Box::new(env)))
             }
             #[cfg(feature = "mustache")]
-            Some(TemplateFormat::Mustache) => {
+            TemplateFormat::Mustache => {
                 let options = prompty_mustache::CompileOptions::default().with_max_nesting(limits.max_nesting);
                 prompty_mustache::Template::compile_with(&source, &options)
                     .map(|t| Engine::Mustache(Box::new(t)))
@@ -169,9 +169,9 @@ impl Engine {
                     })
             }
             #[cfg(not(feature = "mustache"))]
-            Some(TemplateFormat::Mustache) => Err(left_out("Mustache", "mustache")),
+            TemplateFormat::Mustache => Err(left_out("Mustache", "mustache")),
             #[cfg(feature = "handlebars")]
-            Some(TemplateFormat::Handlebars) => {
+            TemplateFormat::Handlebars => {
                 // The handlebars parser recurses once per block and subexpression.
                 nesting::scan_handlebars(&source, limits.max_nesting)
                     .map_err(|d| too_deep(&d, "Handlebars syntax error", &source, loc, limits))?;
@@ -188,11 +188,7 @@ impl Engine {
                 Ok(Engine::Handlebars(Box::new(hb)))
             }
             #[cfg(not(feature = "handlebars"))]
-            Some(TemplateFormat::Handlebars) => Err(left_out("Handlebars", "handlebars")),
-            None => Err(Error::new(
-                ErrorKind::UnknownEngine,
-                format!("No renderer registered for key: {format} (supported: jinja2, mustache, handlebars)"),
-            )),
+            TemplateFormat::Handlebars => Err(left_out("Handlebars", "handlebars")),
         }
     }
 

@@ -70,7 +70,7 @@ pub(crate) struct Marked {
 /// template's own text that `profile` checks (in Jinja, those in capturing blocks; the rest
 /// are direct places).
 pub(crate) fn compile_marked(
-    format: &str,
+    format: TemplateFormat,
     body: &str,
     profile: Profile,
     limits: &Limits,
@@ -78,8 +78,8 @@ pub(crate) fn compile_marked(
 ) -> Result<Marked, Error> {
     let spec = profile == Profile::Spec;
     let how = How { format, profile, limits, loc };
-    match TemplateFormat::from_kind(format) {
-        Some(TemplateFormat::Jinja2) => {
+    match format {
+        TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = crate::jinja_compat::normalize_newlines(body.to_owned());
             let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
@@ -87,7 +87,7 @@ pub(crate) fn compile_marked(
             compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, shapes, ..m })
         }
         #[cfg(feature = "mustache")]
-        Some(TemplateFormat::Mustache) => {
+        TemplateFormat::Mustache => {
             let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
             let layout = layout::mustache(template, spec);
@@ -103,7 +103,7 @@ pub(crate) fn compile_marked(
             compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, shapes, ..m })
         }
         #[cfg(feature = "handlebars")]
-        Some(TemplateFormat::Handlebars) => {
+        TemplateFormat::Handlebars => {
             let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
             let layout = layout::handlebars(template, spec);
@@ -118,14 +118,15 @@ pub(crate) fn compile_marked(
             engine.splice_marks(&places);
             Ok(Marked { body: body.to_owned(), engine, marks: places.len(), direct: Vec::new(), lines, shapes })
         }
-        // An unknown format, or an engine left out of the build: compiling reports it.
+        // An engine left out of the build: compiling reports it.
+        #[allow(unreachable_patterns, reason = "reached when an engine is left out of the build")]
         _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
     }
 }
 
 /// How to compile a template.
 struct How<'a> {
-    format: &'a str,
+    format: TemplateFormat,
     profile: Profile,
     limits: &'a Limits,
     loc: &'a BodyLocation,
