@@ -37,6 +37,7 @@ use std::collections::HashSet;
 
 use prompty_syntax::{Profile, TemplateFormat};
 
+use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
 use crate::layout::{self, BOUNDARY, Layout, Origin};
@@ -305,6 +306,28 @@ pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>,
     words.sort_unstable();
     words.dedup();
     (words, full, shapes)
+}
+
+/// Where the template's own role words, labels, role-line starts and line breaks are in
+/// the rendered text (the places of marks and direct places, ascending; see the top of this
+/// module), and the inputs to blame for any other. Both splits read it: the spec profile's
+/// in strict mode, the promptflow profile's always.
+pub(crate) struct Provenance<'a> {
+    pub(crate) marks: &'a [usize],
+    pub(crate) inputs: &'a Context<'a>,
+    /// Whether role-line starts and line breaks carry marks too: then each role line's start
+    /// and the line breaks around it, and (promptflow) the line break after a
+    /// `name:`/`tool_call_id:` label, must be the template's.
+    pub(crate) lines: bool,
+    /// The template's own role lines: a role line at a mark must be one of them.
+    pub(crate) shapes: &'a Shapes,
+}
+
+impl Provenance<'_> {
+    /// Whether a mark or direct place is at `at`.
+    pub(crate) fn marked(&self, at: usize) -> bool {
+        self.marks.binary_search(&at).is_ok()
+    }
 }
 
 /// The template's own role lines, which a role line the split finds at a mark must be one

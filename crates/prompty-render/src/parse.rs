@@ -4,28 +4,14 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
-use crate::marks::{Fit, Shapes};
+use crate::marks::{Fit, Provenance};
 use crate::message::{Message, Part};
 use crate::roles::{SPEC_ROLES, parse_attrs, role_line};
 
-/// Strict-mode context: the places of the template's own text in the rendered text, from
-/// marks and direct places (every role line's word must be at one, and its start and the
-/// line breaks around it must be the template's; see [`crate::marks`]), and the input values
-/// to blame when one is not.
-pub(crate) struct Strict<'a> {
-    pub(crate) marks: &'a [usize],
-    pub(crate) inputs: &'a Context<'a>,
-    /// Whether role-line starts and line breaks carry marks too.
-    pub(crate) lines: bool,
-    /// The template's own role lines: a role line at a mark must be one of them.
-    pub(crate) shapes: &'a Shapes,
-}
-
-impl Strict<'_> {
-    fn marked(&self, at: usize) -> bool {
-        self.marks.binary_search(&at).is_ok()
-    }
-
+/// The spec profile's checks of role lines in strict mode: every role line's word must be
+/// at a place of the template's own text, and its start and the line breaks around it must
+/// be the template's.
+impl Provenance<'_> {
     /// The error for the role line `line` starting at `pos` (ending at `end`) of `text`,
     /// if it is not the template's own.
     fn check(&self, text: &str, pos: usize, end: usize, line: &str) -> Option<Error> {
@@ -107,7 +93,7 @@ pub(crate) fn too_many_messages(max: usize) -> Error {
     )
 }
 
-pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>, max: usize) -> Result<Vec<Message>, Error> {
+pub(crate) fn split_inner(text: &str, strict: Option<&Provenance<'_>>, max: usize) -> Result<Vec<Message>, Error> {
     let mut messages = Vec::new();
     let mut role: Option<&'static str> = None;
     let mut metadata = Map::new();

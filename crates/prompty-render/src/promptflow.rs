@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::context::{Context, blame};
 use crate::error::{Error, ErrorKind};
+use crate::marks::Provenance;
 use crate::message::Message;
 use crate::pyliteral::LiteralError;
 use crate::pyrepr::{py_space, py_strip};
@@ -105,26 +106,6 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
         last.body = text.get(last.body_at..).unwrap_or("");
     }
     (text.get(..pre_end).unwrap_or(""), chunks)
-}
-
-/// Where the template's own role words, labels, role-line starts and line breaks are in
-/// the rendered text (the places of marks and direct places, non-decreasing; see
-/// [`crate::marks`]), and the inputs to blame for any other.
-pub(crate) struct Provenance<'a> {
-    pub(crate) marks: &'a [usize],
-    pub(crate) inputs: &'a Context<'a>,
-    /// Whether role-line starts and line breaks carry marks too: then each role line's start
-    /// and the line breaks around it, and the line break after a `name:`/`tool_call_id:`
-    /// label, must be the template's.
-    pub(crate) lines: bool,
-    /// The template's own role words: a role line at a mark must have one of them.
-    pub(crate) shapes: &'a crate::marks::Shapes,
-}
-
-impl Provenance<'_> {
-    fn marked(&self, at: usize) -> bool {
-        self.marks.binary_search(&at).is_ok()
-    }
 }
 
 /// Splits rendered text into messages the way promptflow does.

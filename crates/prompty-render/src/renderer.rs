@@ -11,11 +11,11 @@ use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::mark::{MARK_VAR, Mark, Marking};
-use crate::marks::{Shapes, compile_marked};
+use crate::marks::{Provenance, Shapes, compile_marked};
 use crate::message::Message;
-use crate::parse::{MAX_MESSAGES, RichInput, Strict, expand_rich, split_inner};
+use crate::parse::{MAX_MESSAGES, RichInput, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
-use crate::promptflow::{Escapes, Provenance, split_checked};
+use crate::promptflow::{Escapes, split_checked};
 use crate::roles::forges_boundary;
 
 /// The name the spec profile's role-line nonce had; reserved like [`MARK_VAR`].
@@ -205,7 +205,7 @@ impl Renderer {
                 // never hold a role line.
                 let messages = split_inner(
                     &text,
-                    Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
+                    Some(&Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
                     MAX_MESSAGES,
                 )?;
                 if rich.is_empty() {
