@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::marks::MARK_VAR;
+use crate::mark::MARK_VAR;
 
 /// Name/value pairs in order, names distinct: the inputs as given (or defaulted), some of
 /// them replaced by values of the render's own.
@@ -123,6 +123,44 @@ pub(crate) fn jinja_value(v: &Value) -> minijinja::Value {
             }
             minijinja::Value::from_object(out)
         }
+    }
+}
+
+/// The input whose text makes `needle` (a role line or label), and whether it holds all of
+/// it: the one containing it (in any ASCII case), else the one sharing the longest piece with
+/// it (a value that ends with its start, starts with its end, or lies inside it).
+pub(crate) fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
+    let mut best: Option<(usize, &str)> = None;
+    for (name, value) in inputs.iter() {
+        let score = overlap(value, needle);
+        if score > 0 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, name));
+        }
+    }
+    best.map(|(score, name)| (name.to_owned(), score == usize::MAX))
+}
+
+fn overlap(v: &Value, needle: &str) -> usize {
+    match v {
+        // A template filter may have changed the case (`upper`, `title`).
+        Value::String(s) if s.contains(needle) || s.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()) => {
+            usize::MAX
+        }
+        Value::String(s) => {
+            let inside = if !s.is_empty() && needle.contains(s.as_str()) { s.len() } else { 0 };
+            let edges = (1..needle.len())
+                .rev()
+                .filter(|&k| needle.is_char_boundary(k))
+                .find(|&k| {
+                    needle.get(..k).is_some_and(|h| s.ends_with(h))
+                        || needle.get(needle.len() - k..).is_some_and(|t| s.starts_with(t))
+                })
+                .unwrap_or(0);
+            inside.max(edges)
+        }
+        Value::Array(a) => a.iter().map(|x| overlap(x, needle)).max().unwrap_or(0),
+        Value::Object(o) => o.values().map(|x| overlap(x, needle)).max().unwrap_or(0),
+        _ => 0,
     }
 }
 

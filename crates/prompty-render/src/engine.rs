@@ -18,9 +18,9 @@ use crate::hbs;
 #[cfg(feature = "handlebars")]
 use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Direct, Limits};
-use crate::marks::{Mark, Marking};
+use crate::mark::{Mark, Marking};
 use crate::nesting::TooDeep;
-use crate::{growth, jinja_compat, marks, nesting, pyrepr};
+use crate::{growth, jinja_compat, mark, nesting, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -117,16 +117,16 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
-    /// Compiles `source` with the engine named by `format`, configured for `profile`.
+    /// Compiles `source` with the engine of `format`, configured for `profile`.
     pub(crate) fn compile(
-        format: &str,
+        format: TemplateFormat,
         source: String,
         profile: Profile,
         limits: &Limits,
         loc: &BodyLocation,
     ) -> Result<Engine, Error> {
-        match TemplateFormat::from_kind(format) {
-            Some(TemplateFormat::Jinja2) => {
+        match format {
+            TemplateFormat::Jinja2 => {
                 let mut env = jinja_compat::environment();
                 let syntax = jinja_syntax(profile)?;
                 // minijinja's parser and code generator recurse once per level: bound the
@@ -158,7 +158,7 @@ impl Engine {
                 Ok(Engine::Jinja(Box::new(env)))
             }
             #[cfg(feature = "mustache")]
-            Some(TemplateFormat::Mustache) => {
+            TemplateFormat::Mustache => {
                 let options = prompty_mustache::CompileOptions::default().with_max_nesting(limits.max_nesting);
                 prompty_mustache::Template::compile_with(&source, &options)
                     .map(|t| Engine::Mustache(Box::new(t)))
@@ -169,9 +169,9 @@ impl Engine {
                     })
             }
             #[cfg(not(feature = "mustache"))]
-            Some(TemplateFormat::Mustache) => Err(left_out("Mustache", "mustache")),
+            TemplateFormat::Mustache => Err(left_out("Mustache", "mustache")),
             #[cfg(feature = "handlebars")]
-            Some(TemplateFormat::Handlebars) => {
+            TemplateFormat::Handlebars => {
                 // The handlebars parser recurses once per block and subexpression.
                 nesting::scan_handlebars(&source, limits.max_nesting)
                     .map_err(|d| too_deep(&d, "Handlebars syntax error", &source, loc, limits))?;
@@ -188,11 +188,7 @@ impl Engine {
                 Ok(Engine::Handlebars(Box::new(hb)))
             }
             #[cfg(not(feature = "handlebars"))]
-            Some(TemplateFormat::Handlebars) => Err(left_out("Handlebars", "handlebars")),
-            None => Err(Error::new(
-                ErrorKind::UnknownEngine,
-                format!("No renderer registered for key: {format} (supported: jinja2, mustache, handlebars)"),
-            )),
+            TemplateFormat::Handlebars => Err(left_out("Handlebars", "handlebars")),
         }
     }
 
@@ -249,7 +245,7 @@ impl Engine {
                 // The Mustache engine renders into a string of its own: the marks are taken
                 // out afterwards.
                 let unmarked = |text: String| match mark_text {
-                    Some(mark) => crate::marks::strip_marks(&text, mark),
+                    Some(mark) => crate::mark::strip_marks(&text, mark),
                     None => (text, Vec::new()),
                 };
                 t.render_with(&ctx.to_json(mark_text), &prompty_mustache::NoPartials, &options).map(unmarked).map_err(
@@ -329,7 +325,7 @@ impl Engine {
     #[cfg(feature = "mustache")]
     pub(crate) fn mark_count(&self) -> usize {
         match self {
-            Engine::Mustache(t) => t.variables().iter().filter(|v| v.name == crate::marks::MARK_VAR).count(),
+            Engine::Mustache(t) => t.variables().iter().filter(|v| v.name == crate::mark::MARK_VAR).count(),
             _ => 0,
         }
     }
@@ -523,11 +519,11 @@ fn budgeted_format(
         // limit). Text that merely looks like a mark counts as any other.
         let mark = RENDER_MARK.get();
         let mark = mark.as_ref().map(Mark::as_bytes);
-        if s.len() > left && s.len() - marks::MARK_LEN * marks::places(s.as_bytes(), mark).count() > left {
+        if s.len() > left && s.len() - mark::MARK_LEN * mark::places(s.as_bytes(), mark).count() > left {
             return Err(refused());
         }
         let pieces = write_marks_apart(out, s, mark).map_err(minijinja::Error::from)?;
-        WRITTEN.set(written + s.len() - marks::MARK_LEN * pieces);
+        WRITTEN.set(written + s.len() - mark::MARK_LEN * pieces);
         return Ok(());
     }
     if !may_fit(value, &mut left.clone()) {
@@ -551,16 +547,16 @@ fn write_marks_apart(out: &mut Output<'_>, s: &str, mark: Option<&[u8]>) -> Resu
     // The common cases at once: no mark, the template's own `{{ mark }}` or a short value,
     // a value with no byte that starts a mark.
     let Some(mark_bytes) = mark else { return out.write_str(s).map(|()| 0) };
-    if bytes.len() <= marks::MARK_LEN || marks::next_mark_start(bytes, 0).is_none() {
+    if bytes.len() <= mark::MARK_LEN || mark::next_mark_start(bytes, 0).is_none() {
         out.write_str(s)?;
         return Ok(usize::from(bytes == mark_bytes));
     }
     let (mut from, mut pieces) = (0, 0);
-    for at in marks::places(s.as_bytes(), mark) {
+    for at in mark::places(s.as_bytes(), mark) {
         if at > from {
             out.write_str(s.get(from..at).unwrap_or_default())?;
         }
-        from = at + marks::MARK_LEN;
+        from = at + mark::MARK_LEN;
         out.write_str(s.get(at..from).unwrap_or_default())?;
         pieces += 1;
     }

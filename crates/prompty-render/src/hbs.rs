@@ -18,7 +18,7 @@ use std::cell::Cell;
 use handlebars::template::{HelperTemplate, Parameter, Template, TemplateElement, TemplateMapping};
 use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderErrorReason};
 
-use crate::marks::{MARK_VAR, Mark};
+use crate::mark::{MARK_VAR, Mark};
 
 /// The helper name of the step counter. It writes nothing.
 const STEP_HELPER: &str = "__prompty_step";

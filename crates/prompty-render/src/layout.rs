@@ -9,7 +9,7 @@
 //! whitespace control, so a line break that `-` (Jinja), `~` (Handlebars), `trim_blocks` or a
 //! standalone tag removes is not in the view.
 //!
-//! - Jinja: the template data between tags (minijinja's lexing, [`crate::marks::jinja_lex`]),
+//! - Jinja: the template data between tags (minijinja's lexing, [`crate::lexer::jinja_lex`]),
 //!   trimmed as its tags' whitespace control trims it; comments render nothing between two
 //!   runs. `{{% raw %}}` blocks are runs too where the profile reaches into them.
 //! - Mustache: the template's literal text ([`prompty_mustache::Template::literals`]).
@@ -23,7 +23,7 @@
 #[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};
 
-use crate::marks::{Block, JinjaItem, jinja_lex};
+use crate::lexer::{Block, JinjaItem, jinja_lex};
 
 /// Stands in the view for anything that is not the template's literal text. Never part of
 /// a role line or label (it is not whitespace), so a role line next to one is not whole.
@@ -107,8 +107,8 @@ impl Layout {
 /// text the template writes without marks.
 pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
     let mut layout = Layout::default();
-    let plain = layout.tag(format!("{{{{ {} }}}}", crate::marks::MARK_VAR));
-    let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::marks::MARK_VAR));
+    let plain = layout.tag(format!("{{{{ {} }}}}", crate::mark::MARK_VAR));
+    let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::mark::MARK_VAR));
     let mut follows = true;
     let mut last_ends = false;
     // The open blocks, and how many of them capture their text.
@@ -185,7 +185,7 @@ pub(crate) fn mustache(template: &prompty_mustache::Template, any_delimiters: bo
             continue;
         }
         let text = source.get(l.span.clone()).unwrap_or("");
-        let tag = layout.tag(format!("{open}{}{close}", crate::marks::MARK_VAR));
+        let tag = layout.tag(format!("{open}{}{close}", crate::mark::MARK_VAR));
         layout.push(text, follows && joined, Origin::Body { at: l.span.start, tag }, false);
         follows = true;
     }

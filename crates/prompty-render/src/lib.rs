@@ -26,7 +26,9 @@ mod growth;
 mod hbs;
 mod jinja_compat;
 mod layout;
+mod lexer;
 mod limits;
+mod mark;
 mod marks;
 // The message model lives in prompty-syntax, beside the prompt model; `crate::message`
 // keeps naming it here.
@@ -46,8 +48,8 @@ pub use error::{Error, ErrorKind};
 pub use jinja_compat::has_filter as has_jinja_filter;
 pub use limits::Limits;
 pub use parse::{MAX_MESSAGES, split_messages};
-pub use promptflow::{PROMPTFLOW_ROLES, split_messages_promptflow};
+pub use promptflow::split_messages_promptflow;
 pub use prompty_syntax::{Message, Part};
 pub use renderer::{RenderOptions, Renderer, Segment};
-pub use roles::{SPEC_ROLES, role_line};
+pub use roles::{PROMPTFLOW_ROLES, SPEC_ROLES, role_line};
 pub use text::messages_to_text;

@@ -242,7 +242,7 @@ mod tests {
     use std::fmt::Write;
 
     use super::*;
-    use crate::marks::Mark;
+    use crate::mark::Mark;
 
     /// A mark written on its own is recorded, not written; inside a longer piece, or another
     /// render's mark, it is text; marks do not count against the cap.

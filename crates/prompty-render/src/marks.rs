@@ -19,7 +19,7 @@
 //! writer where the text it writes points into the compiled template's source
 //! ([`crate::limits::Direct`]), the same place a mark would have given. Only places in
 //! capturing blocks (macros, `call`, `filter`, `set` and `block` bodies, recursive loops;
-//! [`block_of`]) get marks; a template brought in by `include`, `import`, `from` or
+//! [`crate::lexer::block_of`]) get marks; a template brought in by `include`, `import`, `from` or
 //! `extends`, or a block structure that does not add up, gives every place a mark.
 //!
 //! Where whitespace control glues a role line to something else (its run starts with it),
@@ -37,113 +37,17 @@ use std::collections::HashSet;
 
 use prompty_syntax::{Profile, TemplateFormat};
 
+use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
 use crate::layout::{self, BOUNDARY, Layout, Origin};
 use crate::limits::Limits;
-use crate::promptflow::{PROMPTFLOW_ROLES, skip_space};
 use crate::pyrepr::py_space;
-
-/// The context variable that carries the per-render mark.
-pub(crate) const MARK_VAR: &str = "__prompty_mark";
+use crate::roles::{PROMPTFLOW_ROLES, skip_space};
 
 /// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax, and of an
 /// assistant message's `tool_calls:`.
 const LABELS: &[&str] = &["name", "tool_call_id", "tool_calls", "content"];
-
-/// A render's mark: STX (`\x02`), the 20 decimal digits of a random `u64`, ETX (`\x03`).
-/// No case mapping, trimming or escaping changes it (neither control character is
-/// whitespace to Python or Rust, nor a line break to `str.splitlines`), and it holds no
-/// whitespace, so it never joins or splits what the split sees. At 22 ASCII bytes it fits
-/// in a minijinja string value without an allocation.
-#[derive(Clone, Copy)]
-pub(crate) struct Mark([u8; MARK_LEN]);
-
-/// The length of a mark in bytes.
-pub(crate) const MARK_LEN: usize = 1 + 20 + 1;
-
-/// The first byte of every mark.
-const MARK_OPEN: u8 = 0x02;
-
-/// The last byte of every mark.
-const MARK_CLOSE: u8 = 0x03;
-
-/// `"00"` to `"99"`.
-const DIGIT_PAIRS: &[u8; 200] = b"\
-    0001020304050607080910111213141516171819\
-    2021222324252627282930313233343536373839\
-    4041424344454647484950515253545556575859\
-    6061626364656667686970717273747576777879\
-    8081828384858687888990919293949596979899";
-
-impl Mark {
-    /// The mark of `random`, as `format!("\x02{random:020}\x03")` writes it, without the
-    /// formatting machinery.
-    pub(crate) fn new(random: u64) -> Mark {
-        let mut bytes = [MARK_OPEN; MARK_LEN];
-        let mut n = random;
-        // Two digits at a time, from the last pair (bytes 19 and 20) to the first.
-        for pair in bytes.get_mut(1..MARK_LEN - 1).unwrap_or_default().rchunks_exact_mut(2) {
-            let k = (n % 100) as usize * 2;
-            pair.copy_from_slice(DIGIT_PAIRS.get(k..k + 2).unwrap_or(b"00"));
-            n /= 100;
-        }
-        if let Some(last) = bytes.last_mut() {
-            *last = MARK_CLOSE;
-        }
-        Mark(bytes)
-    }
-
-    /// The mark's bytes.
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    /// The mark as text.
-    pub(crate) fn as_str(&self) -> &str {
-        // ASCII: always UTF-8.
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
-}
-
-/// What a render of a marked template needs: this render's mark (none when the template
-/// holds none), how many marks the template holds, and its direct places
-/// ([`Marked::direct`]).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Marking<'a> {
-    pub(crate) mark: Option<&'a Mark>,
-    pub(crate) marks: usize,
-    pub(crate) direct: &'a [usize],
-}
-
-/// Where `mark` (a mark's bytes) occurs in `bytes`, in order; nothing without a mark.
-/// Occurrences cannot overlap: a mark's inside holds neither of its ends.
-pub(crate) fn places<'a>(bytes: &'a [u8], mark: Option<&'a [u8]>) -> impl Iterator<Item = usize> + 'a {
-    let mut scan = 0;
-    std::iter::from_fn(move || {
-        let mark = mark?;
-        // A string a mark's length or shorter is compared whole (the template's `{{ mark }}`).
-        if bytes.len() <= MARK_LEN {
-            let whole = scan == 0 && bytes == mark;
-            scan = bytes.len() + 1;
-            return whole.then_some(0);
-        }
-        while let Some(at) = next_mark_start(bytes, scan) {
-            scan = at + 1;
-            if bytes.get(at..at + MARK_LEN) == Some(mark) {
-                scan = at + MARK_LEN;
-                return Some(at);
-            }
-        }
-        scan = bytes.len() + 1;
-        None
-    })
-}
-
-/// Where the next byte that may start a mark is in `bytes`, from `from`.
-pub(crate) fn next_mark_start(bytes: &[u8], from: usize) -> Option<usize> {
-    memchr::memchr(MARK_OPEN, bytes.get(from..)?).map(|k| from + k)
-}
 
 /// The template compiled for prepare, with its marks.
 pub(crate) struct Marked {
@@ -167,7 +71,7 @@ pub(crate) struct Marked {
 /// template's own text that `profile` checks (in Jinja, those in capturing blocks; the rest
 /// are direct places).
 pub(crate) fn compile_marked(
-    format: &str,
+    format: TemplateFormat,
     body: &str,
     profile: Profile,
     limits: &Limits,
@@ -175,8 +79,8 @@ pub(crate) fn compile_marked(
 ) -> Result<Marked, Error> {
     let spec = profile == Profile::Spec;
     let how = How { format, profile, limits, loc };
-    match TemplateFormat::from_kind(format) {
-        Some(TemplateFormat::Jinja2) => {
+    match format {
+        TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = crate::jinja_compat::normalize_newlines(body.to_owned());
             let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
@@ -184,7 +88,7 @@ pub(crate) fn compile_marked(
             compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, shapes, ..m })
         }
         #[cfg(feature = "mustache")]
-        Some(TemplateFormat::Mustache) => {
+        TemplateFormat::Mustache => {
             let plain = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
             let layout = layout::mustache(template, spec);
@@ -200,7 +104,7 @@ pub(crate) fn compile_marked(
             compile_with_places(&how, body, &layout, &places, &same).map(|m| Marked { lines, shapes, ..m })
         }
         #[cfg(feature = "handlebars")]
-        Some(TemplateFormat::Handlebars) => {
+        TemplateFormat::Handlebars => {
             let mut engine = Engine::compile(format, body.to_owned(), profile, limits, loc)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
             let layout = layout::handlebars(template, spec);
@@ -215,14 +119,15 @@ pub(crate) fn compile_marked(
             engine.splice_marks(&places);
             Ok(Marked { body: body.to_owned(), engine, marks: places.len(), direct: Vec::new(), lines, shapes })
         }
-        // An unknown format, or an engine left out of the build: compiling reports it.
+        // An engine left out of the build: compiling reports it.
+        #[allow(unreachable_patterns, reason = "reached when an engine is left out of the build")]
         _ => Engine::compile(format, body.to_owned(), profile, limits, loc).map(|engine| unmarked(body, engine)),
     }
 }
 
 /// How to compile a template.
 struct How<'a> {
-    format: &'a str,
+    format: TemplateFormat,
     profile: Profile,
     limits: &'a Limits,
     loc: &'a BodyLocation,
@@ -401,6 +306,28 @@ pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> (Vec<usize>,
     words.sort_unstable();
     words.dedup();
     (words, full, shapes)
+}
+
+/// Where the template's own role words, labels, role-line starts and line breaks are in
+/// the rendered text (the places of marks and direct places, ascending; see the top of this
+/// module), and the inputs to blame for any other. Both splits read it: the spec profile's
+/// in strict mode, the promptflow profile's always.
+pub(crate) struct Provenance<'a> {
+    pub(crate) marks: &'a [usize],
+    pub(crate) inputs: &'a Context<'a>,
+    /// Whether role-line starts and line breaks carry marks too: then each role line's start
+    /// and the line breaks around it, and (promptflow) the line break after a
+    /// `name:`/`tool_call_id:` label, must be the template's.
+    pub(crate) lines: bool,
+    /// The template's own role lines: a role line at a mark must be one of them.
+    pub(crate) shapes: &'a Shapes,
+}
+
+impl Provenance<'_> {
+    /// Whether a mark or direct place is at `at`.
+    pub(crate) fn marked(&self, at: usize) -> bool {
+        self.marks.binary_search(&at).is_ok()
+    }
 }
 
 /// The template's own role lines, which a role line the split finds at a mark must be one
@@ -608,422 +535,15 @@ fn label_places(line: &str, line_start: usize, newline: Option<usize>, out: &mut
     }
 }
 
-/// The byte ranges of a Jinja template that are plain template text: outside tags
-/// (`{{ }}`, `{% %}`), comments and `{% raw %}` blocks, with trim_blocks on (the promptflow
-/// profile). See [`jinja_lex`].
-#[cfg(test)]
-fn jinja_data(src: &str) -> Vec<Data> {
-    jinja_lex(src, true)
-        .into_iter()
-        .filter_map(|item| match item {
-            JinjaItem::Data(d) => Some(d),
-            _ => None,
-        })
-        .collect()
-}
-
-/// One piece of a Jinja template, in source order.
-pub(crate) enum JinjaItem {
-    /// Plain template text.
-    Data(Data),
-    /// A comment: renders nothing.
-    Comment,
-    /// A `{{ }}` or `{% %}` tag, and what it does to the blocks around the text.
-    Tag(Block),
-    /// A `{% raw %}` block: the range of its text that renders (after the block tags'
-    /// whitespace control), and whether the block ends the template.
-    Raw(std::ops::Range<usize>, bool),
-}
-
-/// Lexes a Jinja template the way minijinja does with the default delimiters: a tag ends at
-/// its closing delimiter outside string literals and brackets; a comment at the first `#}`;
-/// a raw block at the first `{% endraw %}`. `trim_blocks` is the environment's setting.
-pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
-    let b = src.as_bytes();
-    let mut out = Vec::new();
-    let mut pos = 0;
-    let mut lead = Lead::Keep;
-    while pos < b.len() {
-        let Some(open) = find_open(b, pos) else {
-            out.push(JinjaItem::Data(Data { range: pos..b.len(), lead, tail_strip: false }));
-            break;
-        };
-        if open > pos {
-            out.push(JinjaItem::Data(Data { range: pos..open, lead, tail_strip: b.get(open + 2) == Some(&b'-') }));
-        }
-        let kind = b.get(open + 1).copied();
-        let mut i = open + 2;
-        let (end, item) = match kind {
-            Some(b'#') => (find(b, i, b"#}").map_or(b.len(), |e| e + 2), JinjaItem::Comment),
-            Some(b'%') => {
-                if matches!(b.get(i), Some(b'-' | b'+')) {
-                    i += 1;
-                }
-                match basic_tag(b, i, b"raw", false) {
-                    Some(after) => {
-                        let (close, end) = end_of_raw(b, after);
-                        let mut text = after..close;
-                        let t = src.get(text.clone()).unwrap_or("");
-                        if b.get(after.saturating_sub(3)) == Some(&b'-') {
-                            text.start += t.len() - t.trim_start().len();
-                        }
-                        if b.get(close + 2) == Some(&b'-') {
-                            let t = src.get(text.clone()).unwrap_or("");
-                            text.end -= t.len() - t.trim_end().len();
-                        }
-                        (end, JinjaItem::Raw(text, end == b.len()))
-                    }
-                    None => {
-                        let end = end_of_tag(b, i, b"%}");
-                        (end, JinjaItem::Tag(block_of(b.get(i..end).unwrap_or_default())))
-                    }
-                }
-            }
-            _ => {
-                if matches!(b.get(i), Some(b'-' | b'+')) {
-                    i += 1;
-                }
-                (end_of_tag(b, i, b"}}"), JinjaItem::Tag(Block::None))
-            }
-        };
-        pos = end;
-        out.push(item);
-        // How the tag's end trims the text after it: `-` strips all whitespace; a block or
-        // comment end without `+` drops one line break when trim_blocks is on. The sign
-        // before the closing delimiter is the end's only after the opening's place: in
-        // `{#-#}` and `{#+#}` it belongs to the opening.
-        let closing = if pos >= open + 6 { b.get(pos - 3) } else { None };
-        lead = match closing {
-            Some(b'-') => Lead::Strip,
-            Some(b'+') => Lead::Keep,
-            _ if kind == Some(b'{') || !trim_blocks => Lead::Keep,
-            _ => Lead::FirstNewline,
-        };
-    }
-    out
-}
-
-/// What a `{% %}` tag does to the block structure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Block {
-    /// Neither opens nor closes a block (`{{ }}` tags, `{% set x = 1 %}`, `{% else %}` ...).
-    None,
-    /// Opens a block named `kind` (`for`, `if`, `macro` ...); `captures` when the text in it
-    /// becomes a value instead of going to the output: a macro, `call`, `filter`, `block` or
-    /// `set` body, or a recursive loop's (its `loop()` calls return their output).
-    Open { kind: &'static str, captures: bool },
-    /// Closes the innermost block, which should be a `kind` block (`endfor` ...).
-    Close(&'static str),
-    /// Writes a template's text where it stands (`include`; `import`, `from` and `extends`
-    /// run one): the template's own, which may be in a capturing block where the writer
-    /// cannot see it, so every run gets marks.
-    Foreign,
-}
-
-/// The block statements with an end tag, and whether their text becomes a value.
-const BLOCKS: &[(&str, bool)] = &[
-    ("for", false),
-    ("if", false),
-    ("with", false),
-    ("autoescape", false),
-    ("set", true),
-    ("filter", true),
-    ("block", true),
-    ("macro", true),
-    ("call", true),
-];
-
-/// The block a `{% %}` tag opens or closes; `tag` runs from after `{%` (and its `-` or `+`)
-/// to the tag's end. A mistaken answer costs marks or a refusal, never an injection: text
-/// taken to be in a capturing block gets marks it may not need, and a block structure that
-/// does not add up gives every run marks ([`crate::layout::jinja`]). So the answers lean
-/// to capturing: `set` is an assignment only with an `=` outside strings and brackets, and
-/// a loop is recursive with `recursive` anywhere in its tag (`1recursive` is `1` and the
-/// keyword to the engine). A tag that brings in a template's text (`include`, `import`,
-/// `from`, `extends`) is [`Block::Foreign`].
-fn block_of(tag: &[u8]) -> Block {
-    let word = tag_keyword(tag, 0);
-    if [&b"include"[..], b"import", b"from", b"extends"].contains(&word) {
-        return Block::Foreign;
-    }
-    if let Some(name) = word.strip_prefix(b"end") {
-        return BLOCKS.iter().find(|(n, _)| n.as_bytes() == name).map_or(Block::None, |&(n, _)| Block::Close(n));
-    }
-    let Some(&(kind, captures)) = BLOCKS.iter().find(|(n, _)| n.as_bytes() == word) else { return Block::None };
-    let rest = tag.get(tag.len() - tag.trim_ascii_start().len() + word.len()..).unwrap_or_default();
-    match kind {
-        "set" if assigns(rest) => Block::None,
-        "for" => Block::Open { kind, captures: memchr::memmem::find(rest, b"recursive").is_some() },
-        _ => Block::Open { kind, captures },
-    }
-}
-
-/// Whether a `set` tag's text after the keyword holds an assignment: an `=` (not `==`,
-/// `!=`, `<=`, `>=`) outside string literals and brackets.
-fn assigns(rest: &[u8]) -> bool {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&c) = rest.get(i) {
-        match c {
-            b'\'' | b'"' => {
-                i = after_string(rest, i);
-                continue;
-            }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b'=' if depth == 0 => {
-                let before = i.checked_sub(1).and_then(|k| rest.get(k));
-                let comparison = matches!(before, Some(b'=' | b'!' | b'<' | b'>')) || rest.get(i + 1) == Some(&b'=');
-                if !comparison {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
-/// A run of plain template text, and how the tags around it trim it.
-pub(crate) struct Data {
-    pub(crate) range: std::ops::Range<usize>,
-    lead: Lead,
-    /// The next tag opens with `-`: the run's trailing whitespace goes.
-    tail_strip: bool,
-}
-
-impl Data {
-    /// The part of the run that renders.
-    pub(crate) fn kept(&self, src: &str) -> std::ops::Range<usize> {
-        let text = src.get(self.range.clone()).unwrap_or("");
-        let lead_end = match self.lead {
-            Lead::Keep => 0,
-            Lead::FirstNewline => {
-                let cr = usize::from(text.starts_with('\r'));
-                if text.get(cr..).is_some_and(|t| t.starts_with('\n')) { cr + 1 } else { 0 }
-            }
-            Lead::Strip => text.len() - text.trim_start().len(),
-        };
-        let tail_start = if self.tail_strip { text.trim_end().len() } else { text.len() };
-        self.range.start + lead_end..self.range.start + tail_start.max(lead_end)
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Lead {
-    Keep,
-    FirstNewline,
-    Strip,
-}
-
-/// The line breaks of plain template text that rendering keeps (not removed by
-/// trim_blocks or a `-` whitespace control), ascending.
-#[cfg(test)]
-fn kept_newlines(src: &str, data: &[Data]) -> Vec<usize> {
-    let mut out = Vec::new();
-    for d in data {
-        let kept = d.kept(src);
-        let text = src.get(kept.clone()).unwrap_or("");
-        out.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|k| kept.start + k));
-    }
-    out
-}
-
-fn find_open(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        let k = memchr::memchr(b'{', b.get(i..)?)?;
-        i += k;
-        if matches!(b.get(i + 1), Some(b'{' | b'%' | b'#')) {
-            return Some(i);
-        }
-        i += 1;
-    }
-}
-
-fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(b.get(from..)?, needle).map(|k| from + k)
-}
-
-/// `[-+]? \s* NAME \s* [-+]? %}` at `i` (after `{%`): the offset after the tag.
-fn basic_tag(b: &[u8], mut i: usize, name: &[u8], ws_control: bool) -> Option<usize> {
-    if ws_control && matches!(b.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    if !b.get(i..)?.starts_with(name) {
-        return None;
-    }
-    i += name.len();
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    if matches!(b.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    b.get(i..)?.starts_with(b"%}").then_some(i + 2)
-}
-
-/// The statement's first word, for a `{%` tag whose expression starts at `i`.
-fn tag_keyword(b: &[u8], mut i: usize) -> &[u8] {
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    let rest = b.get(i..).unwrap_or_default();
-    let len = rest.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
-    rest.get(..len).unwrap_or_default()
-}
-
-/// Where the `{% endraw %}` closing the raw block whose text starts at `i` opens, and the
-/// offset after it (the end of the template when it is missing).
-fn end_of_raw(b: &[u8], mut i: usize) -> (usize, usize) {
-    while let Some(open) = find(b, i, b"{%") {
-        if let Some(after) = basic_tag(b, open + 2, b"endraw", true) {
-            return (open, after);
-        }
-        i = open + 2;
-    }
-    (b.len(), b.len())
-}
-
-/// The offset after the string literal whose opening quote is at `i` (backslash escapes
-/// skipped), or past the end when it is not closed.
-pub(crate) fn after_string(b: &[u8], mut i: usize) -> usize {
-    let quote = b.get(i).copied();
-    i += 1;
-    while let Some(&c) = b.get(i) {
-        i += if c == b'\\' { 2 } else { 1 };
-        if Some(c) == quote {
-            break;
-        }
-    }
-    i
-}
-
-/// The offset after the closing delimiter of a tag whose expression starts at `i`.
-fn end_of_tag(b: &[u8], mut i: usize, close: &[u8]) -> usize {
-    let mut depth: isize = 0;
-    while let Some(&c) = b.get(i) {
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if depth == 0 {
-            if b.get(i..).is_some_and(|r| r.starts_with(close)) {
-                return i + close.len();
-            }
-            if matches!(c, b'-' | b'+') && b.get(i + 1..).is_some_and(|r| r.starts_with(close)) {
-                return i + 1 + close.len();
-            }
-        }
-        match c {
-            b'\'' | b'"' => i = after_string(b, i),
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                i += 1;
-            }
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-/// `text` without the marks `mark`, and where each was (offsets in the returned text,
-/// ascending: the mark stood right before that byte). Jinja renders into a
-/// [`CappedString`](crate::limits::CappedString) that does this as it writes; the other
-/// engines render into strings of their own.
-#[cfg(any(feature = "mustache", test))]
-pub(crate) fn strip_marks(text: &str, mark: &str) -> (String, Vec<usize>) {
-    let mut clean = String::with_capacity(text.len());
-    let mut marks = Vec::new();
-    let mut from = 0;
-    for at in places(text.as_bytes(), Some(mark.as_bytes())) {
-        clean.push_str(text.get(from..at).unwrap_or_default());
-        marks.push(clean.len());
-        from = at + MARK_LEN;
-    }
-    clean.push_str(text.get(from..).unwrap_or_default());
-    (clean, marks)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn marks_are_twenty_padded_digits_between_control_characters() {
-        for n in [0, 7, 10, 99, 100, 1_234_567_890, 10_000_000_000_000_000_000, u64::MAX] {
-            let mark = Mark::new(n);
-            assert_eq!(mark.as_str(), format!("\x02{n:020}\x03"));
-            let m = mark.as_bytes();
-            let text = [b"x\x02".as_slice(), m, m, b"\x02", m].concat();
-            assert_eq!(places(&text, Some(m)).collect::<Vec<_>>(), [2, 24, 47]);
-            assert_eq!(places(m, Some(m)).collect::<Vec<_>>(), [0]);
-            assert_eq!(places(&text, None).count(), 0);
-            assert_eq!(places(Mark::new(n ^ 1).as_bytes(), Some(m)).count(), 0);
-        }
-    }
 
     #[test]
     fn marks_go_before_role_words_and_labels() {
         let body = "# System :\nhi\n  user:  \nuser: hi\nfunction:\nname:\nf\ncontent: x\nYour username:\nsystem";
         let places: Vec<&str> = candidates(body).0.iter().map(|&p| body.get(p..p + 4).unwrap_or("")).collect();
         assert_eq!(places, ["Syst", "user", "func", "name", "cont", "name"]);
-    }
-
-    #[test]
-    fn jinja_data_skips_tags_comments_and_raw_blocks() {
-        let src = "a{{ '}}' }}b{# c #}d{%- raw -%}e{% endraw %}f{% if {'x': 1} %}g{{x-}}h";
-        let text: Vec<&str> = jinja_data(src).into_iter().map(|d| &src[d.range]).collect();
-        assert_eq!(text, ["a", "b", "d", "f", "g", "h"]);
-        // Unterminated constructs run to the end.
-        let ranges = |s| jinja_data(s).into_iter().map(|d| d.range).collect::<Vec<_>>();
-        assert_eq!(ranges("a{# b"), vec![0..1]);
-        assert_eq!(ranges("a{{ 'b"), vec![0..1]);
-    }
-
-    #[test]
-    fn tags_open_and_close_blocks_leaning_to_capture() {
-        let of = |tag: &str| block_of(tag.as_bytes());
-        let open = |kind, captures| Block::Open { kind, captures };
-        // Assignments are no blocks; a `set` without an `=` of its own is one.
-        for tag in [" set x = 1 %}", "set x=y-%}", " set (a, b) = (1, 2) %}", " set x = a == b %}", " set ns.x = 1 %}"]
-        {
-            assert_eq!(of(tag), Block::None, "{tag}");
-        }
-        for tag in [" set x %}", " set x | upper %}", " set x | replace('=', '-') %}", " set x | f(a == b) %}"] {
-            assert_eq!(of(tag), open("set", true), "{tag}");
-        }
-        assert_eq!(of(" set x | f(k=1) %}"), open("set", true));
-        // Loops capture when recursive; the word counts anywhere in the tag, even inside a
-        // name or a string.
-        assert_eq!(of(" for x in xs %}"), open("for", false));
-        assert_eq!(of(" for x in xs recursive %}"), open("for", true));
-        for tag in [" for x in xs if x.recursive_ok %}", " for x in 'recursive' %}", " for x in xs if 1recursive %}"] {
-            assert_eq!(of(tag), open("for", true), "{tag}");
-        }
-        for tag in [" include 'prompt' %}", " import 'prompt' as m %}", " from 'p' import m %}", " extends 'p' %}"] {
-            assert_eq!(of(tag), Block::Foreign, "{tag}");
-        }
-        for (tag, kind) in [(" macro m(a=1) %}", "macro"), (" call(u) m() %}", "call"), (" filter upper %}", "filter")]
-        {
-            assert_eq!(of(tag), open(kind, true), "{tag}");
-        }
-        assert_eq!(of(" block b %}"), open("block", true));
-        assert_eq!(of(" if x %}"), open("if", false));
-        assert_eq!(of(" with a = 1 %}"), open("with", false));
-        assert_eq!(of(" endset %}"), Block::Close("set"));
-        assert_eq!(of(" endfor -%}"), Block::Close("for"));
-        for tag in [" else %}", " elif y %}", " endraw %}", " endwhatever %}", " do x %}"] {
-            assert_eq!(of(tag), Block::None, "{tag}");
-        }
     }
 
     #[test]
@@ -1065,29 +585,5 @@ mod tests {
         // every run gets marks.
         let confused = directs("A{% set x = 1 %}B{% endset %}C");
         assert!(confused.iter().all(|(_, d)| !d), "{confused:?}");
-    }
-
-    #[test]
-    fn kept_newlines_follow_whitespace_control() {
-        let src = "a\n{% if x %}\nb\n{{ y -}}\n\nc \n {%- endif %}\n{# c +#}\nd\n";
-        let kept: Vec<usize> = kept_newlines(src, &jinja_data(src));
-        let expected: Vec<usize> = vec![1, 14, 50, 52];
-        assert_eq!(kept, expected, "{:?}", kept.iter().map(|&k| &src[..k]).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn strip_marks_records_places() {
-        let m = Mark::new(7);
-        let m = m.as_str();
-        let (clean, places) = strip_marks(&format!("{m}system:\nx {m}content:"), m);
-        assert_eq!(clean, "system:\nx content:");
-        assert_eq!(places, [0, 10]);
-        // Another mark, or the start of one, is text.
-        let other = Mark::new(8);
-        let other = other.as_str();
-        let text = format!("\x02{other}{m}user:\x02");
-        let (clean, places) = strip_marks(&text, m);
-        assert_eq!(clean, format!("\x02{other}user:\x02"));
-        assert_eq!(places, [1 + other.len()]);
     }
 }

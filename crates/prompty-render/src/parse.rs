@@ -4,28 +4,14 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
-use crate::marks::{Fit, Shapes};
+use crate::marks::{Fit, Provenance};
 use crate::message::{Message, Part};
 use crate::roles::{SPEC_ROLES, parse_attrs, role_line};
 
-/// Strict-mode context: the places of the template's own text in the rendered text, from
-/// marks and direct places (every role line's word must be at one, and its start and the
-/// line breaks around it must be the template's; see [`crate::marks`]), and the input values
-/// to blame when one is not.
-pub(crate) struct Strict<'a> {
-    pub(crate) marks: &'a [usize],
-    pub(crate) inputs: &'a Context<'a>,
-    /// Whether role-line starts and line breaks carry marks too.
-    pub(crate) lines: bool,
-    /// The template's own role lines: a role line at a mark must be one of them.
-    pub(crate) shapes: &'a Shapes,
-}
-
-impl Strict<'_> {
-    fn marked(&self, at: usize) -> bool {
-        self.marks.binary_search(&at).is_ok()
-    }
-
+/// The spec profile's checks of role lines in strict mode: every role line's word must be
+/// at a place of the template's own text, and its start and the line breaks around it must
+/// be the template's.
+impl Provenance<'_> {
     /// The error for the role line `line` starting at `pos` (ending at `end`) of `text`,
     /// if it is not the template's own.
     fn check(&self, text: &str, pos: usize, end: usize, line: &str) -> Option<Error> {
@@ -107,7 +93,7 @@ pub(crate) fn too_many_messages(max: usize) -> Error {
     )
 }
 
-pub(crate) fn split_inner(text: &str, strict: Option<&Strict<'_>>, max: usize) -> Result<Vec<Message>, Error> {
+pub(crate) fn split_inner(text: &str, strict: Option<&Provenance<'_>>, max: usize) -> Result<Vec<Message>, Error> {
     let mut messages = Vec::new();
     let mut role: Option<&'static str> = None;
     let mut metadata = Map::new();
@@ -192,7 +178,7 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
     let found = line.trim();
     let culprit = inputs.iter().find(|(_, v)| value_contains(v, found)).map(|(k, _)| k.to_string());
     let needle = one_line(found);
-    match culprit.map(|c| (c, true)).or_else(|| crate::promptflow::blame(around, inputs).map(|(c, _)| (c, false))) {
+    match culprit.map(|c| (c, true)).or_else(|| crate::context::blame(around, inputs).map(|(c, _)| (c, false))) {
         Some((name, true)) => Error::new(
             ErrorKind::Injection,
             format!(
@@ -218,7 +204,7 @@ fn injection_error(line: &str, around: &str, inputs: &Context<'_>) -> Error {
 
 /// Names the input that shares the most text with `needle`, if any.
 fn culprit(needle: &str, inputs: &Context<'_>) -> Option<String> {
-    crate::promptflow::blame(needle, inputs).map(|(name, _)| name)
+    crate::context::blame(needle, inputs).map(|(name, _)| name)
 }
 
 /// A role line at a mark that the template does not write: a filter rewrote it.
@@ -289,7 +275,7 @@ fn line_break_error(text: &str, pos: usize, end: usize, line: &str, inputs: &Con
     let needle = one_line(line.trim());
     let around = text.get(pos.saturating_sub(1)..(end + 1).min(text.len())).unwrap_or(line);
     const WHY: &str = "keep a line break of the template's own before and after each role line";
-    match crate::promptflow::blame(around, inputs) {
+    match crate::context::blame(around, inputs) {
         Some((name, _)) => Error::new(
             ErrorKind::Injection,
             format!(

@@ -120,10 +120,10 @@ pub(crate) fn markdown_image_prepass(body: &str) -> Option<String> {
     if !body.contains("![") {
         return None;
     }
-    let data: Vec<crate::marks::Data> = crate::marks::jinja_lex(body, true)
+    let data: Vec<crate::lexer::Data> = crate::lexer::jinja_lex(body, true)
         .into_iter()
         .filter_map(|item| match item {
-            crate::marks::JinjaItem::Data(d) => Some(d),
+            crate::lexer::JinjaItem::Data(d) => Some(d),
             _ => None,
         })
         .collect();

@@ -8,34 +8,13 @@
 
 use serde_json::{Map, Value};
 
-use crate::context::Context;
+use crate::context::{Context, blame};
 use crate::error::{Error, ErrorKind};
+use crate::marks::Provenance;
 use crate::message::Message;
 use crate::pyliteral::LiteralError;
 use crate::pyrepr::{py_space, py_strip};
-
-/// Roles the promptflow profile splits on.
-pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
-
-/// Where the run of Python whitespace from `i` ends.
-#[inline]
-pub(crate) fn skip_space(text: &str, mut i: usize) -> usize {
-    let bytes = text.as_bytes();
-    while let Some(&b) = bytes.get(i) {
-        if b.is_ascii() {
-            if !py_space(char::from(b)) {
-                break;
-            }
-            i += 1;
-        } else {
-            match text.get(i..).and_then(|s| s.chars().next()) {
-                Some(c) if py_space(c) => i += c.len_utf8(),
-                _ => break,
-            }
-        }
-    }
-    i
-}
+use crate::roles::{PROMPTFLOW_ROLES, skip_space};
 
 /// Where the run of Python whitespace that ends at `i` starts, not before `from`.
 fn skip_space_back(text: &str, mut i: usize, from: usize) -> usize {
@@ -127,26 +106,6 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
         last.body = text.get(last.body_at..).unwrap_or("");
     }
     (text.get(..pre_end).unwrap_or(""), chunks)
-}
-
-/// Where the template's own role words, labels, role-line starts and line breaks are in
-/// the rendered text (the places of marks and direct places, non-decreasing; see
-/// [`crate::marks`]), and the inputs to blame for any other.
-pub(crate) struct Provenance<'a> {
-    pub(crate) marks: &'a [usize],
-    pub(crate) inputs: &'a Context<'a>,
-    /// Whether role-line starts and line breaks carry marks too: then each role line's start
-    /// and the line breaks around it, and the line break after a `name:`/`tool_call_id:`
-    /// label, must be the template's.
-    pub(crate) lines: bool,
-    /// The template's own role words: a role line at a mark must have one of them.
-    pub(crate) shapes: &'a crate::marks::Shapes,
-}
-
-impl Provenance<'_> {
-    fn marked(&self, at: usize) -> bool {
-        self.marks.binary_search(&at).is_ok()
-    }
 }
 
 /// Splits rendered text into messages the way promptflow does.
@@ -397,44 +356,6 @@ fn content_inside(body: &str, start: usize, end: usize) -> Option<(usize, usize)
             body.get(after..).is_some_and(|r| r.starts_with(':'))
         })
         .map(|k| (start + k, start + k))
-}
-
-/// The input whose text makes `needle` (a role line or label), and whether it holds all of
-/// it: the one containing it (in any ASCII case), else the one sharing the longest piece with
-/// it (a value that ends with its start, starts with its end, or lies inside it).
-pub(crate) fn blame(needle: &str, inputs: &Context<'_>) -> Option<(String, bool)> {
-    let mut best: Option<(usize, &str)> = None;
-    for (name, value) in inputs.iter() {
-        let score = overlap(value, needle);
-        if score > 0 && best.is_none_or(|(s, _)| score > s) {
-            best = Some((score, name));
-        }
-    }
-    best.map(|(score, name)| (name.to_owned(), score == usize::MAX))
-}
-
-fn overlap(v: &Value, needle: &str) -> usize {
-    match v {
-        // A template filter may have changed the case (`upper`, `title`).
-        Value::String(s) if s.contains(needle) || s.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()) => {
-            usize::MAX
-        }
-        Value::String(s) => {
-            let inside = if !s.is_empty() && needle.contains(s.as_str()) { s.len() } else { 0 };
-            let edges = (1..needle.len())
-                .rev()
-                .filter(|&k| needle.is_char_boundary(k))
-                .find(|&k| {
-                    needle.get(..k).is_some_and(|h| s.ends_with(h))
-                        || needle.get(needle.len() - k..).is_some_and(|t| s.starts_with(t))
-                })
-                .unwrap_or(0);
-            inside.max(edges)
-        }
-        Value::Array(a) => a.iter().map(|x| overlap(x, needle)).max().unwrap_or(0),
-        Value::Object(o) => o.values().map(|x| overlap(x, needle)).max().unwrap_or(0),
-        _ => 0,
-    }
 }
 
 fn role_line_error(text: &str, word_at: usize, inputs: &Context<'_>) -> Error {

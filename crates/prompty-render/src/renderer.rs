@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use prompty_syntax::{Profile, Prompt, PropertyKind};
+use prompty_syntax::{Profile, Prompt, PropertyKind, TemplateFormat};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -10,11 +10,12 @@ use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::marks::{MARK_VAR, Mark, Marking, Shapes, compile_marked};
+use crate::mark::{MARK_VAR, Mark, Marking};
+use crate::marks::{Provenance, Shapes, compile_marked};
 use crate::message::Message;
-use crate::parse::{MAX_MESSAGES, RichInput, Strict, expand_rich, split_inner};
+use crate::parse::{MAX_MESSAGES, RichInput, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
-use crate::promptflow::{Escapes, Provenance, split_checked};
+use crate::promptflow::{Escapes, split_checked};
 use crate::roles::forges_boundary;
 
 /// The name the spec profile's role-line nonce had; reserved like [`MARK_VAR`].
@@ -61,6 +62,8 @@ pub struct Segment {
 pub struct Renderer {
     prompt: Prompt,
     profile: Profile,
+    /// The template's format (`template.format.kind`, read once).
+    format: TemplateFormat,
     limits: Limits,
     location: BodyLocation,
     /// The body as compiled for prepare: provenance marks before role words, labels and
@@ -111,8 +114,14 @@ impl Renderer {
         let strict = profile == Profile::Spec && prompt.template.format.strict.unwrap_or(true);
         let instructions = prompt.instructions.clone().unwrap_or_default();
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
-        let format = &prompt.template.format.kind;
-        let prepassed = (profile == Profile::Promptflow && matches!(format.as_str(), "jinja2" | "jinja" | "nunjucks"))
+        let kind = &prompt.template.format.kind;
+        let Some(format) = TemplateFormat::from_kind(kind) else {
+            return Err(Error::new(
+                ErrorKind::UnknownEngine,
+                format!("No renderer registered for key: {kind} (supported: jinja2, mustache, handlebars)"),
+            ));
+        };
+        let prepassed = (profile == Profile::Promptflow && format == TemplateFormat::Jinja2)
             .then(|| markdown_image_prepass(&instructions))
             .flatten();
         let instructions = prepassed.clone().unwrap_or(instructions);
@@ -129,6 +138,7 @@ impl Renderer {
         Ok(Self {
             prompt,
             profile,
+            format,
             limits: options.limits,
             location,
             body,
@@ -195,7 +205,7 @@ impl Renderer {
                 // never hold a role line.
                 let messages = split_inner(
                     &text,
-                    Some(&Strict { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
+                    Some(&Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
                     MAX_MESSAGES,
                 )?;
                 if rich.is_empty() {
@@ -326,13 +336,7 @@ impl Renderer {
             return Ok(&self.engine);
         }
         let compiled = self.plain.get_or_init(|| {
-            Engine::compile(
-                &self.prompt.template.format.kind,
-                self.plain_body().to_owned(),
-                self.profile,
-                &self.limits,
-                &self.location,
-            )
+            Engine::compile(self.format, self.plain_body().to_owned(), self.profile, &self.limits, &self.location)
         });
         compiled.as_ref().map_err(Clone::clone)
     }

@@ -1,12 +1,38 @@
-//! Role lines: `system:`, `user[name=Bob]:`, `# assistant:` alone on a line.
+//! Role lines: `system:`, `user[name=Bob]:`, `# assistant:` alone on a line (the spec
+//! profile), and the promptflow profile's role words.
 //!
 //! The spec's boundary regex, case-insensitive, tested on the trimmed line:
 //! `^\s*#?\s*(system|user|assistant|developer)(\[attrs\])?\s*:\s*$`.
 
 use serde_json::{Map, Number, Value};
 
+use crate::pyrepr::py_space;
+
 /// The roles the spec profile splits on.
 pub const SPEC_ROLES: &[&str] = &["system", "user", "assistant", "developer"];
+
+/// Roles the promptflow profile splits on.
+pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
+
+/// Where the run of Python whitespace from `i` ends.
+#[inline]
+pub(crate) fn skip_space(text: &str, mut i: usize) -> usize {
+    let bytes = text.as_bytes();
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            if !py_space(char::from(b)) {
+                break;
+            }
+            i += 1;
+        } else {
+            match text.get(i..).and_then(|s| s.chars().next()) {
+                Some(c) if py_space(c) => i += c.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    i
+}
 
 /// A recognized role line.
 #[derive(Debug, Clone, PartialEq)]

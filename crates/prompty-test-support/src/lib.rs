@@ -11,6 +11,8 @@
 //!   prompty-render;
 //! - [`prompt_files`]: the bundled prompts and the conformance corpora, which the loader's
 //!   whole-corpus tests run over;
+//! - [`modules`]: the module graph of a crate read from its sources, and its import
+//!   cycles, for the workspace's layering check;
 //! - [`TempDir`]: a fresh folder removed on drop, and [`finish`]/[`wait_or_kill`]: child
 //!   processes read and waited for under a time limit, for the tests that run binaries.
 //!
@@ -30,6 +32,7 @@ mod corpus;
 pub mod cpython;
 mod fs;
 pub mod messages;
+pub mod modules;
 mod process;
 mod rng;
 

@@ -7,15 +7,13 @@
 //! profile's reference) refuses them too; promptflow's `SandboxedEnvironment` allows them
 //! (docs/compatibility.md).
 
-use std::sync::Arc;
-
-use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value, ValueKind};
+use minijinja::value::{Value, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
 use super::budget::{self, Text};
-use super::filters::{py_center, py_replace};
-use super::py::{self, bind, error, int_arg};
-use super::{predicates, printf, strformat};
+use super::py::{self, DictView, bind, error, int_arg};
+use super::strings::{py_center, py_replace};
+use super::{printf, strformat};
 
 const MUTATING: &[&str] = &[
     "append",
@@ -132,7 +130,7 @@ fn dispatch(state: &State<'_, '_>, value: &Value, name: &str, args: &[Value]) ->
                 _ => o.is_ge(),
             }));
         }
-        "in" => return predicates::contains(&args.first().cloned().unwrap_or_default(), value).map(Value::from),
+        "in" => return py::contains(&args.first().cloned().unwrap_or_default(), value).map(Value::from),
         _ => {}
     }
     match value.kind() {
@@ -529,43 +527,6 @@ fn map_method(value: &Value, name: &str, args: &[Value]) -> Result<Value, Error>
         }
         n if MUTATING.contains(&n) => Err(mutation(value, name)),
         _ => Err(Error::from(ErrorKind::UnknownMethod)),
-    }
-}
-
-/// A dict view (`d.items()`, `d.keys()`, `d.values()`): iterates like a list, prints as
-/// Python does (`dict_items([('a', 1)])`). A plain object (not a sequence), so that it keeps
-/// its own printed form and cannot be indexed.
-#[derive(Debug)]
-pub(crate) struct DictView {
-    kind: &'static str,
-    items: Vec<Value>,
-}
-
-impl DictView {
-    /// `dict_items`, `dict_keys` or `dict_values`.
-    pub(crate) fn kind(&self) -> &'static str {
-        self.kind
-    }
-}
-
-impl Object for DictView {
-    fn repr(self: &Arc<Self>) -> ObjectRepr {
-        ObjectRepr::Plain
-    }
-
-    fn enumerate(self: &Arc<Self>) -> Enumerator {
-        self.mapped_enumerator(|this| Box::new(this.items.iter().cloned()))
-    }
-
-    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
-        Some(self.items.len())
-    }
-
-    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.kind)?;
-        f.write_str("(")?;
-        crate::pyrepr::write_repr_value(f, &Value::from(self.items.clone()))?;
-        f.write_str(")")
     }
 }
 

@@ -22,6 +22,7 @@ mod predicates;
 mod printf;
 mod py;
 mod strformat;
+mod strings;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

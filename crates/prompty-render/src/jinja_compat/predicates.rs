@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use minijinja::value::{Rest, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Environment, Error, State};
 
-use super::py::{self, bind, error};
+use super::py::{self, bind, contains, error};
 use super::{budget, printf};
 
 type Args = Rest<ValueOrKwargs>;
@@ -264,30 +264,4 @@ fn py_mod_eq(state: &State<'_, '_>, v: &Value, num: &Value, want: i128) -> Resul
 fn py_int_mod(a: i128, b: i128) -> i128 {
     let r = a % b;
     if r != 0 && (r < 0) != (b < 0) { r + b } else { r }
-}
-
-/// Python's `needle in container`.
-pub(crate) fn contains(container: &Value, needle: &Value) -> Result<bool, Error> {
-    if py::is_dict_view(container) {
-        return Ok(py::iterate(container)?.iter().any(|x| py::eq(x, needle)));
-    }
-    match container.kind() {
-        ValueKind::String => match needle.as_str() {
-            Some(n) => {
-                let hay = container.as_str().unwrap_or_default();
-                budget::spend_bytes(hay.len())?;
-                Ok(hay.contains(n))
-            }
-            None => Err(error(format!("'in <string>' requires string as left operand, not {}", py::type_name(needle)))),
-        },
-        ValueKind::Seq | ValueKind::Iterable => Ok(py::iterate(container)?.iter().any(|x| py::eq(x, needle))),
-        ValueKind::Map => {
-            if matches!(needle.kind(), ValueKind::Map) || (needle.kind() == ValueKind::Seq && !needle.is_tuple()) {
-                return Err(error(format!("unhashable type: '{}'", py::type_name(needle))));
-            }
-            Ok(py::iterate(container)?.iter().any(|k| py::eq(k, needle)))
-        }
-        ValueKind::Undefined => Ok(false),
-        _ => Err(error(format!("argument of type '{}' is not iterable", py::type_name(container)))),
-    }
 }

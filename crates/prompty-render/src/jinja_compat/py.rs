@@ -1,9 +1,11 @@
 //! Python's view of minijinja values: type names, `str()`, `len()`, iteration, ordering,
-//! equality and the string case mappings the filters and methods share.
+//! equality, `in`, the dict views (`d.items()`, ...) and the string case mappings the
+//! filters, tests and methods share.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
-use minijinja::value::{Kwargs, Value, ValueKind};
+use minijinja::value::{Enumerator, Kwargs, Object, ObjectExt, ObjectRepr, Value, ValueKind};
 use minijinja::{Error, ErrorKind};
 
 use super::budget;
@@ -28,12 +30,12 @@ pub(crate) fn is_list(v: &Value) -> bool {
 
 /// Whether the value is a dict view (`d.items()`, `d.keys()`, `d.values()`).
 pub(crate) fn is_dict_view(v: &Value) -> bool {
-    v.downcast_object_ref::<super::methods::DictView>().is_some()
+    v.downcast_object_ref::<DictView>().is_some()
 }
 
 /// The Python type name of a value, for error messages.
 pub(crate) fn type_name(v: &Value) -> &'static str {
-    if let Some(view) = v.downcast_object_ref::<super::methods::DictView>() {
+    if let Some(view) = v.downcast_object_ref::<DictView>() {
         return view.kind();
     }
     match v.kind() {
@@ -562,4 +564,67 @@ pub(crate) fn strip<'a>(s: &'a str, chars: Option<&str>, left: bool, right: bool
     };
     let s = if left { s.trim_start_matches(pred) } else { s };
     if right { s.trim_end_matches(pred) } else { s }
+}
+
+/// Python's `needle in container`.
+pub(crate) fn contains(container: &Value, needle: &Value) -> Result<bool, Error> {
+    if is_dict_view(container) {
+        return Ok(iterate(container)?.iter().any(|x| eq(x, needle)));
+    }
+    match container.kind() {
+        ValueKind::String => match needle.as_str() {
+            Some(n) => {
+                let hay = container.as_str().unwrap_or_default();
+                budget::spend_bytes(hay.len())?;
+                Ok(hay.contains(n))
+            }
+            None => Err(error(format!("'in <string>' requires string as left operand, not {}", type_name(needle)))),
+        },
+        ValueKind::Seq | ValueKind::Iterable => Ok(iterate(container)?.iter().any(|x| eq(x, needle))),
+        ValueKind::Map => {
+            if matches!(needle.kind(), ValueKind::Map) || (needle.kind() == ValueKind::Seq && !needle.is_tuple()) {
+                return Err(error(format!("unhashable type: '{}'", type_name(needle))));
+            }
+            Ok(iterate(container)?.iter().any(|k| eq(k, needle)))
+        }
+        ValueKind::Undefined => Ok(false),
+        _ => Err(error(format!("argument of type '{}' is not iterable", type_name(container)))),
+    }
+}
+
+/// A dict view (`d.items()`, `d.keys()`, `d.values()`): iterates like a list, prints as
+/// Python does (`dict_items([('a', 1)])`). A plain object (not a sequence), so that it keeps
+/// its own printed form and cannot be indexed.
+#[derive(Debug)]
+pub(crate) struct DictView {
+    pub(super) kind: &'static str,
+    pub(super) items: Vec<Value>,
+}
+
+impl DictView {
+    /// `dict_items`, `dict_keys` or `dict_values`.
+    pub(crate) fn kind(&self) -> &'static str {
+        self.kind
+    }
+}
+
+impl Object for DictView {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        self.mapped_enumerator(|this| Box::new(this.items.iter().cloned()))
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(self.items.len())
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kind)?;
+        f.write_str("(")?;
+        pyrepr::write_repr_value(f, &Value::from(self.items.clone()))?;
+        f.write_str(")")
+    }
 }
