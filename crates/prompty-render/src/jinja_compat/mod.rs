@@ -6,7 +6,8 @@
 //!   template that fails in Jinja2 for an unknown filter fails here too;
 //! * Python methods on strings, dicts, lists and numbers, and the `%` string-formatting
 //!   operator (`methods.rs`, `printf.rs`, `strformat.rs`);
-//! * the `cycler` and `joiner` globals; minijinja's `debug` global is removed;
+//! * the `cycler` and `joiner` globals, and `range` as Python's (a range prints as
+//!   `range(0, 4)`); minijinja's `debug` global is removed;
 //! * newlines in the template source normalised to `\n`, as Jinja2's lexer does.
 //!
 //! Three things cannot be changed from outside minijinja: the `%` operator on strings, the
@@ -26,7 +27,7 @@ mod strformat;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use minijinja::value::{Object, Rest, Value};
+use minijinja::value::{Object, ObjectExt, Rest, Value};
 use minijinja::{Environment, Error, ErrorKind, State};
 
 /// A new environment with the Jinja2 semantics installed. Built once; every call clones it,
@@ -47,6 +48,7 @@ fn install(env: &mut Environment<'_>) {
     predicates::install(env);
     env.set_unknown_method_callback(methods::call);
     env.remove_global("debug");
+    env.add_function("range", range);
     env.add_function("cycler", |items: Rest<Value>| {
         Value::from_object(Cycler { items: items.0, pos: AtomicUsize::new(0) })
     });
@@ -130,5 +132,97 @@ impl Object for Joiner {
             return Err(Error::new(ErrorKind::TooManyArguments, "joiner() takes no arguments"));
         }
         Ok(Value::from(if self.used.swap(true, Ordering::Relaxed) { self.sep.as_str() } else { "" }))
+    }
+}
+
+/// The most items a `range` may have, as minijinja's own `range`.
+const MAX_RANGE: i128 = 100_000;
+
+/// `range(stop)` / `range(start, stop[, step])`: a Python range, printed as `range(0, 4)`.
+fn range(args: Rest<Value>) -> Result<Value, Error> {
+    let ints = args
+        .iter()
+        .map(|a| {
+            if a.kind() == minijinja::value::ValueKind::Bool || !a.is_integer() {
+                // Python takes bools as ints; every other type is a TypeError.
+                if a.kind() == minijinja::value::ValueKind::Bool {
+                    return Ok(i128::from(a.is_true()));
+                }
+                return Err(py::error(format!(
+                    "TypeError: '{}' object cannot be interpreted as an integer",
+                    py::type_name(a)
+                )));
+            }
+            py::as_int(a).ok_or_else(|| py::error("OverflowError: Python int too large to convert to C ssize_t"))
+        })
+        .collect::<Result<Vec<i128>, Error>>()?;
+    let (start, stop, step) = match ints[..] {
+        [stop] => (0, stop, 1),
+        [start, stop] => (start, stop, 1),
+        [start, stop, step] => (start, stop, step),
+        [] => return Err(py::error("TypeError: range expected at least 1 argument, got 0")),
+        _ => return Err(py::error(format!("TypeError: range expected at most 3 arguments, got {}", ints.len()))),
+    };
+    if step == 0 {
+        return Err(py::error("ValueError: range() arg 3 must not be zero"));
+    }
+    let r = Range { start, stop, step };
+    if r.len() > MAX_RANGE {
+        return Err(Error::new(ErrorKind::InvalidOperation, "range has too many elements"));
+    }
+    Ok(Value::from_object(r))
+}
+
+/// A Python range: iterates, indexes and has a length like a list, prints as `range(...)`.
+#[derive(Debug)]
+pub(crate) struct Range {
+    start: i128,
+    stop: i128,
+    step: i128,
+}
+
+impl Range {
+    fn len(&self) -> i128 {
+        let (lo, hi, step) =
+            if self.step > 0 { (self.start, self.stop, self.step) } else { (self.stop, self.start, -self.step) };
+        if hi <= lo { 0 } else { (hi - lo - 1) / step + 1 }
+    }
+
+    fn item(&self, i: i128) -> i128 {
+        self.start + i * self.step
+    }
+}
+
+impl Object for Range {
+    fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let len = self.len();
+        let i = py::as_int(key).filter(|_| key.is_integer())?;
+        let i = if i < 0 { i + len } else { i };
+        (0..len).contains(&i).then(|| Value::from(self.item(i)))
+    }
+
+    fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
+        let n = usize::try_from(self.len()).unwrap_or(0);
+        self.mapped_enumerator(move |this| Box::new((0..n).map(move |i| Value::from(this.item(i as i128)))))
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        usize::try_from(self.len()).ok()
+    }
+
+    fn is_true(self: &Arc<Self>) -> bool {
+        self.len() > 0
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.step == 1 {
+            write!(f, "range({}, {})", self.start, self.stop)
+        } else {
+            write!(f, "range({}, {}, {})", self.start, self.stop, self.step)
+        }
     }
 }

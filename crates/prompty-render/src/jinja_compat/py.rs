@@ -26,15 +26,19 @@ pub(crate) fn is_list(v: &Value) -> bool {
     }
 }
 
-/// Whether the value is a dict view (`d.items()`, `d.keys()`, `d.values()`).
+/// Whether the value is a dict view (`d.items()`, `d.keys()`, `d.values()`) or a range: a
+/// sized iterable that is not a list.
 pub(crate) fn is_dict_view(v: &Value) -> bool {
-    v.downcast_object_ref::<super::methods::DictView>().is_some()
+    v.downcast_object_ref::<super::methods::DictView>().is_some() || v.downcast_object_ref::<super::Range>().is_some()
 }
 
 /// The Python type name of a value, for error messages.
 pub(crate) fn type_name(v: &Value) -> &'static str {
     if let Some(view) = v.downcast_object_ref::<super::methods::DictView>() {
         return view.kind();
+    }
+    if v.downcast_object_ref::<super::Range>().is_some() {
+        return "range";
     }
     match v.kind() {
         ValueKind::Undefined => "Undefined",
