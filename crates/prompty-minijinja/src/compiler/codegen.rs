@@ -483,7 +483,7 @@ impl<'source> CodeGenerator<'source> {
 
     #[cfg(feature = "macros")]
     fn compile_macro_expression(&mut self, macro_decl: &ast::Spanned<ast::Macro<'source>>) {
-        use crate::compiler::instructions::MACRO_CALLER;
+        use crate::compiler::instructions::{MACRO_CALLER, MACRO_KWARGS, MACRO_VARARGS};
         self.set_line_from_span(macro_decl.span());
         let instr = self.add(Instruction::Jump(!0));
         let mut defaults_iter = macro_decl.defaults.iter().rev();
@@ -504,6 +504,10 @@ impl<'source> CodeGenerator<'source> {
         self.add(Instruction::Return);
         let mut undeclared = crate::compiler::meta::find_macro_closure(macro_decl);
         let caller_reference = undeclared.remove("caller");
+        // prompty patch: as in Jinja2, a macro that reads `varargs` / `kwargs` takes extra
+        // positional / keyword arguments into them.
+        let varargs_reference = undeclared.remove("varargs");
+        let kwargs_reference = undeclared.remove("kwargs");
         let macro_instr = self.next_instruction();
         for name in &undeclared {
             self.add(Instruction::Enclose(name));
@@ -522,6 +526,12 @@ impl<'source> CodeGenerator<'source> {
         let mut flags = 0;
         if caller_reference {
             flags |= MACRO_CALLER;
+        }
+        if varargs_reference {
+            flags |= MACRO_VARARGS;
+        }
+        if kwargs_reference {
+            flags |= MACRO_KWARGS;
         }
         self.add(Instruction::BuildMacro(macro_decl.name, instr + 1, flags));
         if let Some(&mut Instruction::Jump(ref mut target)) = self.instructions.get_mut(instr) {
