@@ -341,10 +341,26 @@ impl<'source> CodeGenerator<'source> {
             }
             ast::Stmt::WithBlock(with_block) => {
                 self.set_line_from_span(with_block.span());
-                self.add(Instruction::PushWith);
-                for (target, expr) in &with_block.assignments {
+                // prompty patch: as in Jinja2, every value is computed in the enclosing scope
+                // (`{% with a = 1, b = a %}` gives `b` the outer `a`), then bound, later
+                // targets winning over earlier ones of the same name.
+                for (_, expr) in &with_block.assignments {
                     self.compile_expr(expr);
-                    self.compile_assignment(target);
+                }
+                self.add(Instruction::PushWith);
+                for (i, (target, _)) in with_block.assignments.iter().enumerate().rev() {
+                    let rebound_later =
+                        match target {
+                            ast::Expr::Var(var) => with_block.assignments.iter().skip(i + 1).any(
+                                |(later, _)| matches!(later, ast::Expr::Var(v) if v.id == var.id),
+                            ),
+                            _ => false,
+                        };
+                    if rebound_later {
+                        self.add(Instruction::DiscardTop);
+                    } else {
+                        self.compile_assignment(target);
+                    }
                 }
                 for node in &with_block.body {
                     self.compile_stmt(node);
