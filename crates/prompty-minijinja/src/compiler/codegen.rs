@@ -375,9 +375,13 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::SetBlock(set_block) => {
                 self.set_line_from_span(set_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
+                // prompty patch: the body is a scope of its own in Jinja2 (a `set` inside
+                // does not leak out).
+                self.add(Instruction::PushWith);
                 for node in &set_block.body {
                     self.compile_stmt(node);
                 }
+                self.add(Instruction::PopFrame);
                 self.add(Instruction::EndCapture);
                 if let Some(ref filter) = set_block.filter {
                     self.compile_expr(filter);
@@ -396,9 +400,12 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::FilterBlock(filter_block) => {
                 self.set_line_from_span(filter_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
+                // prompty patch: the body is a scope of its own in Jinja2.
+                self.add(Instruction::PushWith);
                 for node in &filter_block.body {
                     self.compile_stmt(node);
                 }
+                self.add(Instruction::PopFrame);
                 self.add(Instruction::EndCapture);
                 self.compile_expr(&filter_block.filter);
                 self.add_with_span(Instruction::Emit, filter_block.filter_span);
