@@ -400,7 +400,8 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::FilterBlock(filter_block) => {
                 self.set_line_from_span(filter_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
-                // prompty patch: the body is a scope of its own in Jinja2.
+                // prompty patch: the body is a scope of its own in Jinja2, and the filter's
+                // result must be a string (Jinja2 joins it into the output).
                 self.add(Instruction::PushWith);
                 for node in &filter_block.body {
                     self.compile_stmt(node);
@@ -408,6 +409,7 @@ impl<'source> CodeGenerator<'source> {
                 self.add(Instruction::PopFrame);
                 self.add(Instruction::EndCapture);
                 self.compile_expr(&filter_block.filter);
+                self.add_with_span(Instruction::AssertText, filter_block.filter_span);
                 self.add_with_span(Instruction::Emit, filter_block.filter_span);
             }
             #[cfg(feature = "multi_template")]

@@ -161,6 +161,10 @@ pub enum Instruction<'source> {
     /// Emit the stack top as output
     Emit,
 
+    /// Fails unless the stack top is a string (the result of a filter block: Jinja2 joins it
+    /// into the output and raises a `TypeError` for anything else). prompty patch.
+    AssertText,
+
     /// Starts a loop
     ///
     /// The argument are loop flags.

@@ -894,6 +894,18 @@ impl<'env> Executor<'env> {
                     a = stack.pop();
                     stack.push(ctx_ok!(ops::neg(&a)));
                 }
+                Instruction::AssertText => {
+                    let top = stack.peek();
+                    if top.kind() != crate::value::ValueKind::String {
+                        bail!(Error::new(
+                            ErrorKind::InvalidOperation,
+                            format!(
+                                "TypeError: sequence item 0: expected str instance, {} found",
+                                python_type_name(top)
+                            ),
+                        ));
+                    }
+                }
                 Instruction::PushWith => {
                     ctx_ok!(state.ctx.push_frame(Frame::default()));
                 }
@@ -1754,5 +1766,23 @@ fn describe_expr_at(
             ))
         }
         _ => None,
+    }
+}
+
+/// The Python type name of a value, for the few errors the VM raises as Jinja2 would.
+fn python_type_name(v: &Value) -> &'static str {
+    use crate::value::ValueKind;
+    match v.kind() {
+        ValueKind::Undefined => "Undefined",
+        ValueKind::None => "NoneType",
+        ValueKind::Bool => "bool",
+        ValueKind::Number if v.is_integer() => "int",
+        ValueKind::Number => "float",
+        ValueKind::String => "str",
+        ValueKind::Bytes => "bytes",
+        ValueKind::Seq if v.is_tuple() => "tuple",
+        ValueKind::Seq => "list",
+        ValueKind::Map => "dict",
+        _ => "object",
     }
 }
