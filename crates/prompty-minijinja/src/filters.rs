@@ -186,8 +186,8 @@ mod builtins {
     use crate::value::merge_object::{MergeDict, MergeSeq};
     use crate::value::ops::{self, as_f64, LenIterWrap};
     use crate::value::{
-        checked, Enumerator, Kwargs, MaybeInvalid, Object, ObjectRepr, Rest, StringInput, Tuple,
-        ValueKind, ValueOrKwargs, ValueRepr,
+        checked, Kwargs, MaybeInvalid, Rest, StringInput, Tuple, ValueKind, ValueOrKwargs,
+        ValueRepr,
     };
     use std::borrow::Cow;
     use std::cmp::Ordering;
@@ -2389,6 +2389,24 @@ mod builtins {
             .into_iter()
             .map(|item| (Some(item.get_path_or_default(attr, &default)), item))
             .collect();
+        // prompty patch: Jinja2 sorts the items by their keys, and comparing a missing key
+        // (undefined) or a `none` key raises; a single item is not compared.
+        if keyed.len() > 1 {
+            if let Some((key, _)) = keyed
+                .iter()
+                .find(|(k, _)| k.as_ref().is_some_and(|k| k.is_undefined() || k.is_none()))
+            {
+                let kind = if key.as_ref().is_some_and(|k| k.is_undefined()) {
+                    ErrorKind::UndefinedError
+                } else {
+                    ErrorKind::InvalidOperation
+                };
+                return Err(Error::new(
+                    kind,
+                    format!("groupby: an item has no attribute '{attr}' or it is none, which Jinja2 cannot sort"),
+                ));
+            }
+        }
         // prompty patch: sorting (and lowercasing) compares the keys, which can be long
         // strings: their bytes are charged once per level of the sort, before it runs.
         #[cfg(feature = "fuel")]
@@ -2402,42 +2420,6 @@ mod builtins {
         }
         ok!(sort_keyed(&mut keyed, case_sensitive, false));
         ok!(kwargs.assert_all_used());
-
-        #[derive(Debug)]
-        pub struct GroupTuple {
-            grouper: Value,
-            list: Vec<Value>,
-        }
-
-        impl Object for GroupTuple {
-            fn repr(self: &Arc<Self>) -> ObjectRepr {
-                ObjectRepr::Seq
-            }
-
-            fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-                match (key.as_usize(), key.as_str()) {
-                    (Some(0), None) | (None, Some("grouper")) => Some(self.grouper.clone()),
-                    (Some(1), None) | (None, Some("list")) => {
-                        Some(Value::make_object_iterable(self.clone(), |this| {
-                            Box::new(this.list.iter().cloned())
-                                as Box<dyn Iterator<Item = _> + Send + Sync>
-                        }))
-                    }
-                    _ => None,
-                }
-            }
-
-            fn enumerate(self: &Arc<Self>) -> Enumerator {
-                Enumerator::Seq(2)
-            }
-
-            fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_tuple("")
-                    .field(&self.grouper)
-                    .field(&self.list)
-                    .finish()
-            }
-        }
 
         let mut rv = Vec::new();
         let mut grouper = None::<Value>;
@@ -2453,7 +2435,7 @@ mod builtins {
             });
             if starts_group {
                 if let Some(current) = grouper.replace(group_by) {
-                    rv.push(Value::from_object(GroupTuple {
+                    rv.push(Value::from_object(crate::value::GroupTuple {
                         grouper: current,
                         list: std::mem::take(&mut list),
                     }));
@@ -2463,7 +2445,7 @@ mod builtins {
         }
 
         if !list.is_empty() {
-            rv.push(Value::from_object(GroupTuple {
+            rv.push(Value::from_object(crate::value::GroupTuple {
                 grouper: grouper.unwrap(),
                 list,
             }));

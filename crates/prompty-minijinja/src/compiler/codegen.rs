@@ -341,10 +341,26 @@ impl<'source> CodeGenerator<'source> {
             }
             ast::Stmt::WithBlock(with_block) => {
                 self.set_line_from_span(with_block.span());
-                self.add(Instruction::PushWith);
-                for (target, expr) in &with_block.assignments {
+                // prompty patch: as in Jinja2, every value is computed in the enclosing scope
+                // (`{% with a = 1, b = a %}` gives `b` the outer `a`), then bound, later
+                // targets winning over earlier ones of the same name.
+                for (_, expr) in &with_block.assignments {
                     self.compile_expr(expr);
-                    self.compile_assignment(target);
+                }
+                self.add(Instruction::PushWith);
+                for (i, (target, _)) in with_block.assignments.iter().enumerate().rev() {
+                    let rebound_later =
+                        match target {
+                            ast::Expr::Var(var) => with_block.assignments.iter().skip(i + 1).any(
+                                |(later, _)| matches!(later, ast::Expr::Var(v) if v.id == var.id),
+                            ),
+                            _ => false,
+                        };
+                    if rebound_later {
+                        self.add(Instruction::DiscardTop);
+                    } else {
+                        self.compile_assignment(target);
+                    }
                 }
                 for node in &with_block.body {
                     self.compile_stmt(node);
@@ -359,9 +375,13 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::SetBlock(set_block) => {
                 self.set_line_from_span(set_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
+                // prompty patch: the body is a scope of its own in Jinja2 (a `set` inside
+                // does not leak out).
+                self.add(Instruction::PushWith);
                 for node in &set_block.body {
                     self.compile_stmt(node);
                 }
+                self.add(Instruction::PopFrame);
                 self.add(Instruction::EndCapture);
                 if let Some(ref filter) = set_block.filter {
                     self.compile_expr(filter);
@@ -380,11 +400,16 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::FilterBlock(filter_block) => {
                 self.set_line_from_span(filter_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
+                // prompty patch: the body is a scope of its own in Jinja2, and the filter's
+                // result must be a string (Jinja2 joins it into the output).
+                self.add(Instruction::PushWith);
                 for node in &filter_block.body {
                     self.compile_stmt(node);
                 }
+                self.add(Instruction::PopFrame);
                 self.add(Instruction::EndCapture);
                 self.compile_expr(&filter_block.filter);
+                self.add_with_span(Instruction::AssertText, filter_block.filter_span);
                 self.add_with_span(Instruction::Emit, filter_block.filter_span);
             }
             #[cfg(feature = "multi_template")]
@@ -483,7 +508,7 @@ impl<'source> CodeGenerator<'source> {
 
     #[cfg(feature = "macros")]
     fn compile_macro_expression(&mut self, macro_decl: &ast::Spanned<ast::Macro<'source>>) {
-        use crate::compiler::instructions::MACRO_CALLER;
+        use crate::compiler::instructions::{MACRO_CALLER, MACRO_KWARGS, MACRO_VARARGS};
         self.set_line_from_span(macro_decl.span());
         let instr = self.add(Instruction::Jump(!0));
         let mut defaults_iter = macro_decl.defaults.iter().rev();
@@ -504,6 +529,10 @@ impl<'source> CodeGenerator<'source> {
         self.add(Instruction::Return);
         let mut undeclared = crate::compiler::meta::find_macro_closure(macro_decl);
         let caller_reference = undeclared.remove("caller");
+        // prompty patch: as in Jinja2, a macro that reads `varargs` / `kwargs` takes extra
+        // positional / keyword arguments into them.
+        let varargs_reference = undeclared.remove("varargs");
+        let kwargs_reference = undeclared.remove("kwargs");
         let macro_instr = self.next_instruction();
         for name in &undeclared {
             self.add(Instruction::Enclose(name));
@@ -522,6 +551,12 @@ impl<'source> CodeGenerator<'source> {
         let mut flags = 0;
         if caller_reference {
             flags |= MACRO_CALLER;
+        }
+        if varargs_reference {
+            flags |= MACRO_VARARGS;
+        }
+        if kwargs_reference {
+            flags |= MACRO_KWARGS;
         }
         self.add(Instruction::BuildMacro(macro_decl.name, instr + 1, flags));
         if let Some(&mut Instruction::Jump(ref mut target)) = self.instructions.get_mut(instr) {

@@ -15,6 +15,14 @@ pub const LOOP_FLAG_RECURSIVE: u8 = 2;
 #[cfg(feature = "macros")]
 pub const MACRO_CALLER: u8 = 2;
 
+/// This macro uses the varargs var (extra positional arguments). prompty patch.
+#[cfg(feature = "macros")]
+pub const MACRO_VARARGS: u8 = 4;
+
+/// This macro uses the kwargs var (extra keyword arguments). prompty patch.
+#[cfg(feature = "macros")]
+pub const MACRO_KWARGS: u8 = 8;
+
 /// Rust type to represent locals.
 pub type LocalId = u8;
 
@@ -152,6 +160,10 @@ pub enum Instruction<'source> {
 
     /// Emit the stack top as output
     Emit,
+
+    /// Fails unless the stack top is a string (the result of a filter block: Jinja2 joins it
+    /// into the output and raises a `TypeError` for anything else). prompty patch.
+    AssertText,
 
     /// Starts a loop
     ///

@@ -266,6 +266,7 @@ pub(crate) mod ops;
 mod serialize;
 mod tuple;
 
+pub(crate) use self::tuple::GroupTuple;
 pub use self::tuple::Tuple;
 
 /// Converts between a Rust type and a template value through Serde.
@@ -1504,6 +1505,9 @@ impl Value {
     /// Returns `true` if the value is a tuple.
     pub fn is_tuple(&self) -> bool {
         self.downcast_object_ref::<Tuple>().is_some()
+            || self
+                .downcast_object_ref::<self::tuple::GroupTuple>()
+                .is_some()
     }
 
     /// Returns `true` if the map represents keyword arguments.

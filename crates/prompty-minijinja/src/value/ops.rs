@@ -649,6 +649,11 @@ pub fn mul(lhs: &Value, rhs: &Value) -> Result<Value, Error> {
 
 /// Like in Python, a negative count repeats zero times.
 fn repeat_count(n: &Value) -> Option<usize> {
+    // prompty patch: as in Python, only an int (or bool) repeats a sequence; `'a' * 2.0` is a
+    // TypeError even though the float is integral.
+    if !(n.is_integer() || n.kind() == crate::value::ValueKind::Bool) {
+        return None;
+    }
     let n = i128::try_from(n.clone()).ok()?;
     Some(usize::try_from(n.max(0)).unwrap_or(usize::MAX))
 }

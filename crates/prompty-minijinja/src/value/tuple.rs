@@ -175,3 +175,41 @@ impl_value_tuple!(A, B, C, D, E, F, G, H, I);
 impl_value_tuple!(A, B, C, D, E, F, G, H, I, J);
 impl_value_tuple!(A, B, C, D, E, F, G, H, I, J, K);
 impl_value_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// An item of the `groupby` filter: a `(grouper, list)` tuple whose two items are also the
+/// attributes `grouper` and `list` (Jinja2's named tuple). prompty patch: moved here so that
+/// it counts as a tuple ([`Value::is_tuple`](crate::value::Value::is_tuple)) and prints as one.
+#[derive(Debug)]
+pub(crate) struct GroupTuple {
+    pub(crate) grouper: Value,
+    pub(crate) list: Vec<Value>,
+}
+
+impl Object for GroupTuple {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        match (key.as_usize(), key.as_str()) {
+            (Some(0), None) | (None, Some("grouper")) => Some(self.grouper.clone()),
+            (Some(1), None) | (None, Some("list")) => {
+                Some(Value::make_object_iterable(self.clone(), |this| {
+                    Box::new(this.list.iter().cloned()) as Box<dyn Iterator<Item = _> + Send + Sync>
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Seq(2)
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("")
+            .field(&self.grouper)
+            .field(&self.list)
+            .finish()
+    }
+}

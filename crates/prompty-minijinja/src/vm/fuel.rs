@@ -146,6 +146,7 @@ fn consumes_fuel(instruction: &Instruction) -> bool {
             | Instruction::PushLoop(_)
             | Instruction::PushDidNotIterate
             | Instruction::PushWith
+            | Instruction::AssertText
             | Instruction::PopFrame
             | Instruction::PopLoopFrame
             | Instruction::DupTop

@@ -175,6 +175,14 @@ impl Object for Loop {
                 Ok(Value::from(false))
             }
         } else if name == "cycle" {
+            // prompty patch: `loop.cycle()` without items is Jinja2's TypeError, not a
+            // division by zero.
+            if args.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    "TypeError: no items for cycling given",
+                ));
+            }
             let idx = self.idx.load(Ordering::Relaxed);
             match args.get(idx % args.len()) {
                 Some(arg) => Ok(arg.clone()),

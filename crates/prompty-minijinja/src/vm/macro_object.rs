@@ -1,4 +1,3 @@
-use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -20,6 +19,8 @@ pub(crate) struct Macro {
     pub state_id: isize,
     pub closure: Option<usize>,
     pub caller_reference: bool,
+    pub catch_varargs: bool,
+    pub catch_kwargs: bool,
 }
 
 impl fmt::Debug for Macro {
@@ -29,7 +30,16 @@ impl fmt::Debug for Macro {
 }
 
 impl Macro {
-    fn prepare_args(&self, args: &[Value]) -> Result<(Vec<Value>, Option<Value>), Error> {
+    /// Binds the arguments of a call as Jinja2's `Macro.__call__` does (prompty patch):
+    /// positional arguments first, the remaining parameters from keyword arguments, then
+    /// `caller`, `kwargs` (the keyword arguments left) and `varargs` (the positional arguments
+    /// left) for a macro that reads them; left-over arguments of a macro that does not are
+    /// errors.
+    #[allow(clippy::type_complexity)]
+    fn prepare_args(
+        &self,
+        args: &[Value],
+    ) -> Result<(Vec<Value>, Vec<(&'static str, Value)>), Error> {
         let (args, kwargs) = match args.last() {
             Some(last) => match Kwargs::extract(last) {
                 Some(kwargs) => (&args[..args.len() - 1], Some(kwargs)),
@@ -37,78 +47,81 @@ impl Macro {
             },
             _ => (args, None),
         };
-
-        if args.len() > self.arg_spec.len() {
-            return Err(Error::from(ErrorKind::TooManyArguments));
-        }
-
-        let mut kwargs_used = BTreeSet::new();
-        let mut arg_values = Vec::with_capacity(self.arg_spec.len());
-        for (idx, name) in self.arg_spec.iter().enumerate() {
-            let name = match name.as_str() {
-                Some(name) => name,
-                None => {
-                    arg_values.push(Value::UNDEFINED);
-                    continue;
-                }
-            };
-            let kwarg: Option<&Value> = match kwargs {
-                Some(ref kwargs) => kwargs.get(name).ok(),
-                _ => None,
-            };
-            arg_values.push(match (args.get(idx), kwarg) {
-                (Some(_), Some(_)) => {
-                    return Err(Error::new(
-                        ErrorKind::TooManyArguments,
-                        format!("duplicate argument `{name}`"),
-                    ))
-                }
-                (Some(arg), None) => arg.clone(),
-                (None, Some(kwarg)) => {
-                    kwargs_used.insert(name as &str);
-                    kwarg.clone()
-                }
-                (None, None) => Value::UNDEFINED,
-            });
-        }
-
-        let caller = if self.caller_reference {
-            kwargs_used.insert("caller");
-            Some(
-                kwargs
-                    .as_ref()
-                    .and_then(|x| x.get("caller").ok())
-                    .unwrap_or(Value::UNDEFINED),
-            )
-        } else {
-            None
+        let mut rest: Vec<(Value, Value)> = kwargs
+            .map(|k| {
+                k.values
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut take = |name: &str| -> Option<Value> {
+            let i = rest.iter().position(|(k, _)| k.as_str() == Some(name))?;
+            Some(rest.remove(i).1)
         };
 
-        if let Some(kwargs) = kwargs {
-            for key in kwargs.values.keys().filter_map(|x| x.as_str()) {
-                if !kwargs_used.contains(key) {
-                    return Err(Error::new(
-                        ErrorKind::TooManyArguments,
-                        format!("unknown keyword argument `{key}`"),
-                    ));
-                }
-            }
+        let count = self.arg_spec.len();
+        let mut arg_values: Vec<Value> = args.iter().take(count).cloned().collect();
+        let mut found_caller = false;
+        for name in self.arg_spec.iter().skip(arg_values.len()) {
+            let name = name.as_str().unwrap_or_default();
+            found_caller |= name == "caller";
+            arg_values.push(take(name).unwrap_or(Value::UNDEFINED));
+        }
+        if arg_values.len() == args.len().min(count) && args.len() >= count {
+            found_caller = self.arg_spec.iter().any(|n| n.as_str() == Some("caller"));
         }
 
-        Ok((arg_values, caller))
+        let mut specials = Vec::new();
+        if self.caller_reference && !found_caller {
+            specials.push(("caller", take("caller").unwrap_or(Value::UNDEFINED)));
+        }
+        if self.catch_kwargs {
+            let map: crate::value::ValueMap = rest.into_iter().collect();
+            specials.push(("kwargs", Value::from_object(map)));
+        } else if let Some((key, _)) = rest.first() {
+            return Err(Error::new(
+                ErrorKind::TooManyArguments,
+                format!("macro '{}' takes no keyword argument '{key}'", self.name),
+            ));
+        }
+        if self.catch_varargs {
+            let extra = args.get(count..).unwrap_or_default();
+            specials.push((
+                "varargs",
+                Value::from_object(crate::value::Tuple::from(extra)),
+            ));
+        } else if args.len() > count {
+            return Err(Error::new(
+                ErrorKind::TooManyArguments,
+                format!(
+                    "macro '{}' takes not more than {count} argument(s)",
+                    self.name
+                ),
+            ));
+        }
+        Ok((arg_values, specials))
     }
 }
 
 impl Object for Macro {
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Str(&["name", "arguments", "caller"])
+        Enumerator::Str(&[
+            "name",
+            "arguments",
+            "caller",
+            "catch_varargs",
+            "catch_kwargs",
+        ])
     }
 
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
         Some(match some!(key.as_str()) {
             "name" => self.name.clone(),
-            "arguments" => Value::from_iter(self.arg_spec.iter().cloned()),
+            "arguments" => Value::from_object(crate::value::Tuple::from(&self.arg_spec[..])),
             "caller" => Value::from(self.caller_reference),
+            "catch_varargs" => Value::from(self.catch_varargs),
+            "catch_kwargs" => Value::from(self.catch_kwargs),
             _ => return None,
         })
     }
@@ -121,7 +134,7 @@ impl Object for Macro {
             ));
         }
 
-        let (arg_values, caller) = ok!(self.prepare_args(args));
+        let (arg_values, specials) = ok!(self.prepare_args(args));
         let mut rv = String::new();
         ok!(vm::eval_macro(
             state,
@@ -129,7 +142,7 @@ impl Object for Macro {
             self.offset,
             &mut Output::new(&mut rv),
             self.closure,
-            caller,
+            specials,
             arg_values
         ));
 

@@ -176,10 +176,10 @@ pub(crate) fn eval_macro<'env, 'template>(
     pc: u32,
     out: &mut Output,
     closure: Option<ClosureId>,
-    caller: Option<Value>,
+    specials: Vec<(&'static str, Value)>,
     args: Vec<Value>,
 ) -> Result<Option<Value>, Error> {
-    Executor::eval_macro(state, instructions_id, pc, out, closure, caller, args)
+    Executor::eval_macro(state, instructions_id, pc, out, closure, specials, args)
 }
 
 impl<'env> Executor<'env> {
@@ -209,7 +209,7 @@ impl<'env> Executor<'env> {
         pc: u32,
         out: &mut Output,
         closure: Option<ClosureId>,
-        caller: Option<Value>,
+        specials: Vec<(&'static str, Value)>,
         args: Vec<Value>,
     ) -> Result<Option<Value>, Error> {
         let instructions = *state
@@ -236,8 +236,8 @@ impl<'env> Executor<'env> {
             state.macro_context_pool.push(ctx);
             return Err(err);
         }
-        if let Some(caller) = caller {
-            ctx.store(&mut state.closures, "caller", caller);
+        for (name, value) in specials {
+            ctx.store(&mut state.closures, name, value);
         }
         if let Err(err) = ctx.incr_depth(state.ctx.depth() + MACRO_RECURSION_COST) {
             ctx.clear();
@@ -893,6 +893,18 @@ impl<'env> Executor<'env> {
                 Instruction::Neg => {
                     a = stack.pop();
                     stack.push(ctx_ok!(ops::neg(&a)));
+                }
+                Instruction::AssertText => {
+                    let top = stack.peek();
+                    if top.kind() != crate::value::ValueKind::String {
+                        bail!(Error::new(
+                            ErrorKind::InvalidOperation,
+                            format!(
+                                "TypeError: sequence item 0: expected str instance, {} found",
+                                python_type_name(top)
+                            ),
+                        ));
+                    }
                 }
                 Instruction::PushWith => {
                     ctx_ok!(state.ctx.push_frame(Frame::default()));
@@ -1606,7 +1618,10 @@ impl<'env> Executor<'env> {
 
     #[cfg(feature = "macros")]
     fn build_macro(stack: &mut Stack, state: &mut State, offset: u32, name: &str, flags: u8) {
-        use crate::{compiler::instructions::MACRO_CALLER, vm::macro_object::Macro};
+        use crate::{
+            compiler::instructions::{MACRO_CALLER, MACRO_KWARGS, MACRO_VARARGS},
+            vm::macro_object::Macro,
+        };
 
         let arg_spec = stack.pop().try_iter().unwrap().collect();
         let closure = stack.pop().as_usize();
@@ -1623,6 +1638,8 @@ impl<'env> Executor<'env> {
             state_id: state.id,
             closure,
             caller_reference: (flags & MACRO_CALLER) != 0,
+            catch_varargs: (flags & MACRO_VARARGS) != 0,
+            catch_kwargs: (flags & MACRO_KWARGS) != 0,
         }));
     }
 }
@@ -1749,5 +1766,23 @@ fn describe_expr_at(
             ))
         }
         _ => None,
+    }
+}
+
+/// The Python type name of a value, for the few errors the VM raises as Jinja2 would.
+fn python_type_name(v: &Value) -> &'static str {
+    use crate::value::ValueKind;
+    match v.kind() {
+        ValueKind::Undefined => "Undefined",
+        ValueKind::None => "NoneType",
+        ValueKind::Bool => "bool",
+        ValueKind::Number if v.is_integer() => "int",
+        ValueKind::Number => "float",
+        ValueKind::String => "str",
+        ValueKind::Bytes => "bytes",
+        ValueKind::Seq if v.is_tuple() => "tuple",
+        ValueKind::Seq => "list",
+        ValueKind::Map => "dict",
+        _ => "object",
     }
 }

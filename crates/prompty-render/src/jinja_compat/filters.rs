@@ -763,8 +763,10 @@ fn int(v: Value, a: Args) -> Result<Value, Error> {
                 u32::try_from(base).ok().filter(|b| *b == 0 || (2..=36).contains(b)).and_then(|b| parse_py_int(s, b));
             match parsed {
                 Some(n) => Ok(Value::from(n)),
-                None => match parse_py_float(s) {
-                    Some(x) => as_float_then_int(x),
+                // Jinja2 retries `int(float(s))` and gives the default when that fails too:
+                // for "inf" (OverflowError) as for "nan" and "abc" (ValueError).
+                None => match parse_py_float(s).filter(|x| x.is_finite()) {
+                    Some(x) => float_to_int_value(x),
                     None => Ok(default),
                 },
             }

@@ -6,7 +6,8 @@
 //!   template that fails in Jinja2 for an unknown filter fails here too;
 //! * Python methods on strings, dicts, lists and numbers, and the `%` string-formatting
 //!   operator (`methods.rs`, `printf.rs`, `strformat.rs`);
-//! * the `cycler` and `joiner` globals; minijinja's `debug` global is removed;
+//! * the `cycler` and `joiner` globals, and `range` and `dict` as Python's (a range prints as
+//!   `range(0, 4)`; `dict` takes a mapping or pairs); minijinja's `debug` global is removed;
 //! * newlines in the template source normalised to `\n`, as Jinja2's lexer does.
 //!
 //! Three things cannot be changed from outside minijinja: the `%` operator on strings, the
@@ -48,6 +49,8 @@ fn install(env: &mut Environment<'_>) {
     predicates::install(env);
     env.set_unknown_method_callback(methods::call);
     env.remove_global("debug");
+    env.add_function("range", py::range);
+    env.add_function("dict", dict);
     env.add_function("cycler", |items: Rest<Value>| {
         Value::from_object(Cycler { items: items.0, pos: AtomicUsize::new(0) })
     });
@@ -132,4 +135,57 @@ impl Object for Joiner {
         }
         Ok(Value::from(if self.used.swap(true, Ordering::Relaxed) { self.sep.as_str() } else { "" }))
     }
+}
+
+/// `dict(mapping_or_pairs, **kwargs)`: a copy of a mapping, or a dict built from an iterable of
+/// key-value pairs; the keyword arguments are added after. An item that is not a pair is a
+/// `TypeError` / `ValueError`, as in Python.
+fn dict(positional: Rest<Value>, kwargs: minijinja::value::Kwargs) -> Result<Value, Error> {
+    let mut out = indexmap::IndexMap::<Value, Value>::new();
+    if positional.len() > 1 {
+        return Err(py::error(format!("TypeError: dict expected at most 1 argument, got {}", positional.len())));
+    }
+    match positional.first().cloned() {
+        None => {}
+        // Python looks for a `keys` attribute first, which Jinja2's undefined raises for.
+        Some(source) if source.is_undefined() => {
+            return Err(Error::new(ErrorKind::UndefinedError, "dict() of an undefined value"));
+        }
+        Some(source) if source.kind() == minijinja::value::ValueKind::Map => {
+            if let Some(pairs) = source.as_object().and_then(|o| o.try_iter_pairs()) {
+                for (k, v) in pairs {
+                    out.insert(k, v);
+                }
+            }
+        }
+        Some(source) => {
+            for (i, item) in py::iterate(&source)?.into_iter().enumerate() {
+                let pair = match item.kind() {
+                    minijinja::value::ValueKind::String
+                    | minijinja::value::ValueKind::Seq
+                    | minijinja::value::ValueKind::Map
+                    | minijinja::value::ValueKind::Iterable => py::iterate(&item)?,
+                    _ if py::is_dict_view(&item) => py::iterate(&item)?,
+                    _ => {
+                        return Err(py::error(format!(
+                            "TypeError: cannot convert dictionary update sequence element #{i} to a sequence"
+                        )));
+                    }
+                };
+                let [k, v] = <[Value; 2]>::try_from(pair).map_err(|p| {
+                    py::error(format!(
+                        "ValueError: dictionary update sequence element #{i} has length {}; 2 is required",
+                        p.len()
+                    ))
+                })?;
+                py::hash_key(&k)?;
+                out.insert(k, v);
+            }
+        }
+    }
+    for key in kwargs.args() {
+        let value: Value = kwargs.get(key)?;
+        out.insert(Value::from(key), value);
+    }
+    Ok(Value::from_object(out))
 }

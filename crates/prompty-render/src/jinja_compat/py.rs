@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use minijinja::value::{Enumerator, Kwargs, Object, ObjectExt, ObjectRepr, Value, ValueKind};
+use minijinja::value::{Enumerator, Kwargs, Object, ObjectExt, ObjectRepr, Rest, Value, ValueKind};
 use minijinja::{Error, ErrorKind};
 
 use super::budget;
@@ -28,15 +28,19 @@ pub(crate) fn is_list(v: &Value) -> bool {
     }
 }
 
-/// Whether the value is a dict view (`d.items()`, `d.keys()`, `d.values()`).
+/// Whether the value is a dict view (`d.items()`, `d.keys()`, `d.values()`) or a range: a
+/// sized iterable that is not a list.
 pub(crate) fn is_dict_view(v: &Value) -> bool {
-    v.downcast_object_ref::<DictView>().is_some()
+    v.downcast_object_ref::<DictView>().is_some() || v.downcast_object_ref::<Range>().is_some()
 }
 
 /// The Python type name of a value, for error messages.
 pub(crate) fn type_name(v: &Value) -> &'static str {
     if let Some(view) = v.downcast_object_ref::<DictView>() {
         return view.kind();
+    }
+    if v.downcast_object_ref::<Range>().is_some() {
+        return "range";
     }
     match v.kind() {
         ValueKind::Undefined => "Undefined",
@@ -626,5 +630,94 @@ impl Object for DictView {
         f.write_str("(")?;
         pyrepr::write_repr_value(f, &Value::from(self.items.clone()))?;
         f.write_str(")")
+    }
+}
+
+/// The most items a `range` may have, as minijinja's own `range`.
+const MAX_RANGE: i128 = 100_000;
+
+/// `range(stop)` / `range(start, stop[, step])`: a Python range, printed as `range(0, 4)`.
+pub(crate) fn range(args: Rest<Value>) -> Result<Value, Error> {
+    let ints = args
+        .iter()
+        .map(|a| {
+            if a.kind() == minijinja::value::ValueKind::Bool || !a.is_integer() {
+                // Python takes bools as ints; every other type is a TypeError.
+                if a.kind() == minijinja::value::ValueKind::Bool {
+                    return Ok(i128::from(a.is_true()));
+                }
+                return Err(error(format!("TypeError: '{}' object cannot be interpreted as an integer", type_name(a))));
+            }
+            as_int(a).ok_or_else(|| error("OverflowError: Python int too large to convert to C ssize_t"))
+        })
+        .collect::<Result<Vec<i128>, Error>>()?;
+    let (start, stop, step) = match ints[..] {
+        [stop] => (0, stop, 1),
+        [start, stop] => (start, stop, 1),
+        [start, stop, step] => (start, stop, step),
+        [] => return Err(error("TypeError: range expected at least 1 argument, got 0")),
+        _ => return Err(error(format!("TypeError: range expected at most 3 arguments, got {}", ints.len()))),
+    };
+    if step == 0 {
+        return Err(error("ValueError: range() arg 3 must not be zero"));
+    }
+    let r = Range { start, stop, step };
+    if r.len() > MAX_RANGE {
+        return Err(Error::new(ErrorKind::InvalidOperation, "range has too many elements"));
+    }
+    Ok(Value::from_object(r))
+}
+
+/// A Python range: iterates, indexes and has a length like a list, prints as `range(...)`.
+#[derive(Debug)]
+pub(crate) struct Range {
+    start: i128,
+    stop: i128,
+    step: i128,
+}
+
+impl Range {
+    fn len(&self) -> i128 {
+        let (lo, hi, step) =
+            if self.step > 0 { (self.start, self.stop, self.step) } else { (self.stop, self.start, -self.step) };
+        if hi <= lo { 0 } else { (hi - lo - 1) / step + 1 }
+    }
+
+    fn item(&self, i: i128) -> i128 {
+        self.start + i * self.step
+    }
+}
+
+impl Object for Range {
+    fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let len = self.len();
+        let i = as_int(key).filter(|_| key.is_integer())?;
+        let i = if i < 0 { i + len } else { i };
+        (0..len).contains(&i).then(|| Value::from(self.item(i)))
+    }
+
+    fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
+        let n = usize::try_from(self.len()).unwrap_or(0);
+        self.mapped_enumerator(move |this| Box::new((0..n).map(move |i| Value::from(this.item(i as i128)))))
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        usize::try_from(self.len()).ok()
+    }
+
+    fn is_true(self: &Arc<Self>) -> bool {
+        self.len() > 0
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.step == 1 {
+            write!(f, "range({}, {})", self.start, self.stop)
+        } else {
+            write!(f, "range({}, {}, {})", self.start, self.stop, self.step)
+        }
     }
 }

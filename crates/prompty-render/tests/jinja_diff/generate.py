@@ -4,6 +4,10 @@
 
     python3 generate.py            # rewrite golden.jsonl next to this script
     python3 generate.py --stats    # also print counts per tag and per Python error class
+    python3 generate.py --no-fixed --seed 7 --round3-seed 8 --out /tmp/fresh.jsonl
+                                   # a fresh sample, to measure agreement on templates no fix
+                                   # was made for (JINJA_DIFF_GOLDEN=/tmp/fresh.jsonl cargo test
+                                   # -p prompty-render --test jinja_diff)
 
 Every template is rendered twice, configured exactly as each reference engine does it:
 
@@ -28,6 +32,16 @@ comparisons, `in`, `~`, the ternary, `%` string formatting, Python string/dict m
 if/elif/else, for loops (loop.index/index0/revindex/revindex0/length/first/last/cycle/depth,
 `else`, loop filters, unpacking), set and block set, namespace, macros, filter blocks,
 comments, raw blocks and whitespace control (`{%-`, `-%}`, `{%+`, `+%}`).
+
+A second grammar (round 3, its own seed, the cases after the first grammar's) draws what larger
+templates use: macros with defaults, `varargs`, `kwargs`, `*`/`**` arguments and the macro's
+attributes; `call` blocks and `caller()` with arguments; `namespace()` updated in loops;
+`loop.cycle/changed/previtem/nextitem/depth` and recursive loops; `for ... if ... else`; `with`
+(values that read names the block binds); filter blocks with a `set` inside and filters that
+return non-strings; tuple unpacking and tuple printing; slicing; string and dict methods,
+including Python methods a sandbox does not have and dict views in loops; `%` with tuples and
+lists; mixed int/float/bool arithmetic and integers past 64 bits; `int` of strings such as
+"inf"; `range()`; `dict()` from mappings, pairs and keywords; `groupby`.
 
 Each line of golden.jsonl after the first (a header) is one case:
 
@@ -56,6 +70,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
 SEED = 20250214
 COUNT = 2400
+ROUND3_SEED = 20261203
+ROUND3_COUNT = 600
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "golden.jsonl")
 
@@ -955,6 +971,262 @@ FOCUS = [("pct", t_pct, 12), ("strloop", t_strloop, 8), ("float", t_float, 12), 
          ("if", t_if, 6), ("set", t_set, 5), ("ws", t_ws, 8)]
 
 
+# ---------------------------------------------------------------------------------------------
+# round 3: the constructs of larger templates (macros, caller, namespace, loop helpers, with,
+# filter blocks, unpacking, slicing, methods, tuples, mixed numbers, range, dict, groupby)
+# ---------------------------------------------------------------------------------------------
+
+def r3_macro(rng, scope):
+    params = rng.choice(["x", "x, y='d'", "x=1, y=2", "a, b=none", "x, y=[1, 2]", "", "s='it''s'"
+                         .replace("''", "\\'")])
+    use = rng.choice(["x", "y", "x ~ y", "a ~ b", "varargs", "kwargs", "varargs|length", "kwargs|dictsort",
+                      "varargs[0] if varargs else 'none'", "kwargs.get('z', 0)", "varargs|join('-')",
+                      "x|string ~ varargs|string", "caller is defined", "m.name", "m.arguments",
+                      "m.catch_varargs", "m.catch_kwargs"])
+    body = output(rng, use) + rng.choice(["", "|", "\n"])
+    arg = lambda: operand(rng, scope, 1)
+    calls = ["m()", "m(1)", f"m({arg()})", f"m({arg()}, {arg()})", f"m(1, 2, 3)", "m(x=5)", "m(y='q')",
+             f"m(1, z={arg()})", "m(1, 2, z=3, w=4)", "m(*[1, 2])", "m(**{'x': 7})", "m(x=1, x=2)",
+             "m(1, x=2)", "m()|upper", "m(1) ~ m(2)", "m(1)|length"]
+    call = rng.choice(calls)
+    tpl = block(rng, f"macro m({params})") + body + block(rng, "endmacro") + nl(rng) + output(rng, call)
+    if rng.random() < 0.3:
+        tpl += output(rng, rng.choice(calls))
+    return tpl
+
+
+def r3_caller(rng, scope):
+    inner = rng.choice(["caller()", "caller()|upper", "caller() ~ caller()", "caller(1)", "caller(x)",
+                        "caller('a', 'b')", "caller()|length", "caller()|wordcount", "caller is defined"])
+    params = rng.choice(["", "(v)", "(v, w='w')", "(v=2)"])
+    cbody = rng.choice(["body", output(rng, "v") if "v" in params else "body {{ 1 + 1 }}", "[{{ v|default('u') }}]",
+                        "{% if v is defined %}{{ v }}{% endif %}", "\n  text\n"])
+    return (block(rng, "macro m(x=0)") + "<" + output(rng, inner) + ">" + block(rng, "endmacro") + nl(rng) +
+            block(rng, f"call{params} m({rng.choice(['', '1', 'x=3'])})") + cbody + block(rng, "endcall") +
+            nl(rng) + rng.choice(["", output(rng, "m()") if rng.random() < 0.3 else ""]))
+
+
+def r3_namespace(rng, scope):
+    it = iterable(rng, scope)
+    init = rng.choice(["namespace()", "namespace(n=0)", "namespace(n=0, items=[])", "namespace(n=1.5, s='')",
+                       "namespace({'n': 0})", "namespace(n=0, n2=none)"])
+    upd = rng.choice(["ns.n = ns.n + 1", "ns.n = (ns.n or 0) + 1", "ns.s = ns.s ~ x", "ns.items = ns.items + [x]",
+                      "ns.last = x", "ns.n = loop.index"])
+    shown = rng.choice(["ns.n", "ns.items", "ns.s", "ns.last", "ns.n ~ '|'", "ns.missing", "ns.n * 2",
+                        "ns.items|length", "ns.last|default('none')"])
+    return (block(rng, f"set ns = {init}") + nl(rng) + block(rng, f"for x in {it}") + block(rng, f"set {upd}") +
+            block(rng, "endfor") + nl(rng) + output(rng, shown))
+
+
+R3_LOOP = ["loop.cycle('a', 'b')", "loop.cycle(*[1, 2, 3])", "loop.cycle()", "loop.changed(x)",
+           "loop.changed(x, loop.index)", "loop.previtem", "loop.nextitem", "loop.previtem is defined",
+           "loop.nextitem|default('end')", "loop.depth", "loop.depth0", "loop.length", "loop.revindex",
+           "loop.index ~ '/' ~ loop.length", "loop.previtem ~ '>' ~ x"]
+
+
+def r3_loop(rng, scope):
+    it = rng.choice([iterable(rng, scope), "[1, 1, 2, 2, 3]", "'aabbc'", "[[1, 2], [3]]", "range(4)",
+                     "[{'a': 1}, {'a': 1}, {'a': 2}]"])
+    filt = rng.choice(["", "", " if x", " if x is number", " if loop is defined", " if not x"])
+    rec = rng.random() < 0.2
+    body = "".join(output(rng, rng.choice(R3_LOOP)) + rng.choice([",", " ", "|"]) for _ in range(rng.randint(1, 3)))
+    if rec:
+        body += rng.choice(["{% if x is iterable and x is not string %}{{ loop(x) }}{% endif %}",
+                            "{% if x is sequence %}[{{ loop(x) }}]{% endif %}"])
+    else:
+        body += rng.choice(["", "{% for y in [0, 1] %}{{ loop.depth }}{{ loop.changed(y) }}{% endfor %}"])
+    head = f"for x in {it}{filt}" + (" recursive" if rec else "")
+    els = rng.choice(["", "", block(rng, "else") + "empty"])
+    return block(rng, head) + body + els + block(rng, "endfor") + nl(rng)
+
+
+def r3_with(rng, scope):
+    a_src = rng.choice(["1", "'new'", "[1, 2]", "a ~ '!'", "none", f"{operand(rng, scope, 1)}"])
+    b_src = rng.choice(["a ~ 'x'", "a", "a * 2", "(a|string) ~ b", "b", "a is defined"])
+    pre = rng.choice(["", "{% set a = 'outer' %}", "{% set a = 5 %}", "{% set b = 'B' %}"])
+    body = "".join(output(rng, rng.choice(["a", "b", "a ~ b", "b|string", "a|length"])) + " "
+                   for _ in range(rng.randint(1, 2)))
+    inner_set = rng.choice(["", "", "{% set a = 'inner' %}{{ a }}", "{% set c = 3 %}"])
+    after = output(rng, rng.choice(["a", "b", "c", "a|default('u')", "b is defined", "c is defined"]))
+    head = rng.choice([f"with a = {a_src}, b = {b_src}", f"with a = {a_src}", "with", f"with b = {b_src}, a = {a_src}"])
+    return pre + block(rng, head) + body + inner_set + block(rng, "endwith") + nl(rng) + after
+
+
+def r3_filterblock(rng, scope):
+    f = rng.choice(["upper", "trim", "wordcount", "length", "title", "indent(2)", "replace('a', '4')", "list",
+                    "reverse", "first", "string", "center(20)", "int", "float", "e", "lower|upper", "count",
+                    "striptags", "truncate(5)", "wordwrap(5)", "format(1)", "join(',')", "tojson", "sum",
+                    "d('x')", "capitalize"])
+    inner = rng.choice(["hello world", "{% set v = 'in' %}{{ v }}", "{% set v = 2 %}x{{ v }}",
+                        "{% for i in range(3) %}{{ i }} {% endfor %}", "", "  Spaced  Words  ",
+                        output(rng, expr(rng, scope, 2))])
+    after = rng.choice(["", output(rng, "v"), output(rng, "v is defined"), output(rng, "v|default('none')")])
+    pre = rng.choice(["", "", "{% set v = 'outer' %}"])
+    return pre + block(rng, f"filter {f}") + inner + block(rng, "endfilter") + nl(rng) + after
+
+
+def r3_unpack(rng, scope):
+    src = rng.choice(["[1, 2]", "(3, 4)", "'ab'", "'abc'", "[1]", "[[1, 2], [3, 4]]", "{'a': 1, 'b': 2}",
+                      "{'a': 1}.items()|list|first", "range(2)", "[(1, 'x'), (2, 'y')]", "none", "5",
+                      "[1, [2, 3]]"])
+    r = rng.random()
+    if r < 0.4:
+        return block(rng, f"set a, b = {src}") + output(rng, rng.choice(["a ~ b", "[a, b]", "(a, b)", "b"]))
+    if r < 0.8:
+        tgt = rng.choice(["a, b", "(a, b)", "a", "a, (b, c)", "k, v"])
+        return (block(rng, f"for {tgt} in {rng.choice([src, '[[1, 2], [3, 4]]', 'd.items()', '[(1, 2), (3,)]'])}")
+                + output(rng, rng.choice(["a", "b", "k ~ v", "a ~ b", "c", "(a, b)"])) + ","
+                + block(rng, "endfor"))
+    return output(rng, rng.choice(["(1, 2)", "(1,)", "()", "((1, 2), 3)", "(1, 'a', none, true)",
+                                   "[(1, 2)]", "(1, 2)|list", "(1, 2) ~ ''", "(1, 2)|string", "{'t': (1, 2)}",
+                                   "(1, 2)[0]", "(1, 2) + (3,)", "(1, 2) == (1, 2)", "[1, 2] == (1, 2)",
+                                   "(1, 2)|tojson", "((1, 2),)|list"]))
+
+
+def r3_slice(rng, scope):
+    base = rng.choice([operand(rng, scope, 1, {"str", "list", "list_str", "list_num", "objs"}), "'abcdef'",
+                       "[1, 2, 3, 4, 5]", "(1, 2, 3)", "range(10)", "'héllo'", "''"])
+    sl = rng.choice(["[1:]", "[:2]", "[::-1]", "[::2]", "[1:-1]", "[-2:]", "[5:1]", "[1:5:0]", "[:]", "[-1]",
+                     "[0]", "[10]", "[1::-1]", "[-100:100]", "[None:2]", "[::3]", "[2:0:-1]", "['a']"])
+    tail = rng.choice(["", "", "|list", "|join(',')", "|length", "|string", " ~ ''", "|first"])
+    return output(rng, f"{base}{sl}{tail}")
+
+
+R3_STR_METHODS = ["encode()", "encode('utf-8')", "decode()", "format_map({'a': 1})", "isnumeric()", "isdecimal()",
+                  "isidentifier()", "isprintable()", "isascii()", "translate({97: 'b'})", "maketrans('a', 'b')",
+                  "split(maxsplit=1)", "rsplit(',', maxsplit=1)", "splitlines(True)", "strip(' l')",
+                  "count('l', 1)", "find('l', 2)", "startswith(('a', 'h'))", "endswith(('o', 'd'))",
+                  "replace('l', 'L', 1)", "center(3)", "zfill(2)", "rpartition(' ')", "title()", "rindex('l')",
+                  "ljust(10, '*')", "index('zz')", "upper().lower()", "split('l')|list", "__len__()", "__str__()",
+                  "__contains__('l')", "mro", "__class__.__name__", "format('x')", "join('ab')", "join([1, 2])",
+                  "partition('l')", "rjust(3)", "capitalize()", "swapcase()", "expandtabs()", "strip()"]
+R3_DICT_METHODS = ["keys()", "values()", "items()", "keys()|list", "values()|list|length", "items()|list",
+                   "get('a')", "get('zz', [])", "copy()", "keys()|sort|join(',')", "items()|map('first')|list",
+                   "__contains__('a')", "fromkeys(['x'])", "keys()|first", "values()|sum", "items()|length",
+                   "keys() ~ ''", "items()|string", "values()|string", "keys()|join", "__getitem__('a')",
+                   "has_key('a')", "iteritems()"]
+
+
+def r3_methods(rng, scope):
+    out = []
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        if r < 0.4:
+            s = pick_var(rng, scope, {"str"}) or lit_str(rng, rng.choice(["hello world", "a,b,c", "Hello", ""]))
+            out.append(output(rng, f"{s}.{rng.choice(R3_STR_METHODS)}"))
+        elif r < 0.7:
+            d = pick_var(rng, scope, {"dict"}) or rng.choice(["{'a': 1, 'b': 2}", "{}", "{'b': [1], 'a': none}"])
+            out.append(output(rng, f"{d}.{rng.choice(R3_DICT_METHODS)}"))
+        else:
+            d = pick_var(rng, scope, {"dict"}) or rng.choice(["{'a': 1, 'b': 2}", "{}", "{'b': [1], 'a': 'x'}"])
+            m = rng.choice(["keys()", "values()", "items()"])
+            tgt = "k, v" if m == "items()" and rng.random() < 0.7 else "k"
+            out.append(block(rng, f"for {tgt} in {d}.{m}") + output(rng, rng.choice(["k", "k ~ '|'", "loop.length",
+                                                                                     "v" if "v" in tgt else "k"]))
+                       + "," + block(rng, "endfor"))
+        out.append(rng.choice([" ", "\n", "|"]))
+    return "".join(out)
+
+
+def r3_pct(rng, scope):
+    fmt = rng.choice(["%s", "%s-%s", "%r", "%s %r", "%d/%d", "%.1f %s", "%s%%", "(%s, %s, %s)", "%5s|%-5s"])
+    n = fmt.replace("%%", "").count("%")
+    args = [operand(rng, scope, 1) for _ in range(rng.choice([n, n, n, n + 1, max(n - 1, 0)]))]
+    rhs = rng.choice(["(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")",
+                      "[" + ", ".join(args) + "]", f"({', '.join(args)})|list" if args else "()"])
+    if rng.random() < 0.2:
+        rhs = rng.choice(["(1, (2, 3))", "((1, 2),)", "((1, 2))", "(none, true)", "('a', 1.0)", "([1], {'a': 1})"])
+    return output(rng, f"{lit_str(rng, fmt)} % {rhs}")
+
+
+R3_NUMS = ["1", "2", "0", "-3", "2.0", "0.5", "-0.0", "1e3", "true", "false", "10 ** 20", "2 ** 64", "2 ** 100",
+           "-(2 ** 63)", "9223372036854775807", "9223372036854775808", "18446744073709551616",
+           "12345678901234567890123", "'inf'|float", "3 // 2", "7 / 7", "'3'|int", "'2.5'|float"]
+
+
+def r3_numeric(rng, scope):
+    out = []
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        a = rng.choice(R3_NUMS + [operand(rng, scope, 1, NUMERIC)])
+        b = rng.choice(R3_NUMS + [operand(rng, scope, 1, NUMERIC)])
+        ap = f"({a})" if " " in a or "|" in a else a
+        bp = f"({b})" if " " in b or "|" in b else b
+        if r < 0.5:
+            op = rng.choice(NUM_OPS + CMP_OPS)
+            if op == "**":
+                # a small exponent: Python computes a big integer's power exactly
+                bp = rng.choice(["2", "0", "-1", "0.5", "3", "(-2)"])
+            e = f"{ap} {op} {bp}"
+        elif r < 0.65:
+            # a repetition count stays small: Python would build the repeated value
+            n = rng.choice(["2", "0", "-1", "2.0", "true", "1.5", "none", "'2'"])
+            e = rng.choice([f"'a' * {n}", f"[1] * {n}", f"{n} * 'ab'", f"'x' + {ap}", f"{ap} ~ {bp}"])
+        elif r < 0.85:
+            e = f"{ap}|{rng.choice(['int', 'float', 'abs', 'round', 'round(1)', 'string', 'tojson', 'filesizeformat', 'string|length', 'int(base=16)'])}"
+        else:
+            e = rng.choice(["'inf'|int", "'nan'|int", "'1e3'|int", "'0x1A'|int(0, 16)", "'12abc'|int",
+                            "'1_000'|int", "' 42 '|int", "'-7'|int", "'3.9'|int", "1e20|int", "-2.5|int",
+                            "'inf'|float|int", "true|int", "none|int", "'1e400'|float", "[1, 2.5]|sum",
+                            "[2 ** 64, 1]|sum", "[1, 2.0]|max", "(2 ** 64) / 2", "(2 ** 64) // 3",
+                            "(10 ** 20) % 7", "-(2 ** 64)", "2 ** -1", "(-8) ** (1/3)", "0 ** 0", "5 % -3",
+                            "-5 // 2", "5.5 // 2", "5.5 % 2", "1 / 0", "1 // 0", "1 % 0.0", "0.0 / 0",
+                            "true + true", "true * 2.5", "1 == 1.0", "1 is sameas 1.0", "(2 ** 64)|string|length"])
+        out.append(output(rng, e) + rng.choice([" ", "|", "\n"]))
+    return "".join(out)
+
+
+def r3_range(rng, scope):
+    r = rng.choice(["range(4)", "range(0)", "range(1, 5)", "range(10, 0, -3)", "range(2, 2)", "range(0, 10, 2)",
+                    "range(-3)", "range(3, 0)", "range(1, 10, 0)", "range(n % 9)", "range(words|length)", "range('3')",
+                    "range(2.0)"])
+    use = rng.choice(["{r}", "{r}|list", "{r}|string", "{r}|length", "{r}|sum", "{r}|join(',')", "{r} ~ ''",
+                      "{r}|first", "{r}|last", "{r}|reverse|list", "{r}[1]", "{r}[1:]", "[{r}]", "{r}|tojson",
+                      "{r}|pprint", "'%s' % ({r},)", "{r} == {r}", "3 in {r}", "{r}|max", "{r}|map('string')|join"])
+    e = use.format(r=r)
+    if rng.random() < 0.3:
+        return block(rng, f"set r = {r}") + output(rng, use.format(r="r"))
+    return output(rng, e)
+
+
+def r3_dict(rng, scope):
+    src = rng.choice(["dict()", "dict(a=1)", "dict([('a', 1), ('b', 2)])", "dict([['a', 1]])", "dict({'a': 1})",
+                      "dict({'a': 1}, b=2)", "dict([('a', 1)], a=3)", "dict(d)", "dict(meta)", "dict([1, 2])",
+                      "dict('ab')", "dict(['ab', 'cd'])", "dict([])", "dict(none)", "dict(1)",
+                      "dict({'a': 1}.items())", "dict(zip)", "dict(range(0))", "dict([('a', 1), ('a', 2)])",
+                      "dict(a=1, b=dict(c=2))"])
+    use = rng.choice(["{d}", "{d}|dictsort", "{d}|length", "{d}.a", "{d}['b']", "{d}.items()|list", "{d}|tojson",
+                      "{d}|list", "{d} ~ ''", "({d}).get('a', 'none')"])
+    return output(rng, use.format(d=src))
+
+
+def r3_groupby(rng, scope):
+    objs = pick_var(rng, scope, {"objs"})
+    src = objs if objs and rng.random() < 0.5 else rng.choice([
+        "[{'k': 'a', 'v': 1}, {'k': 'b', 'v': 2}, {'k': 'a', 'v': 3}]", "[{'k': 1}, {'k': 2}, {'v': 3}]",
+        "[{'k': 'x'}]", "[]", "[{'k': none}, {'k': none}]", "[{'k': 1}, {'k': 'a'}]", "[[2, 'b'], [1, 'a'], [2, 'c']]"])
+    attr = rng.choice(["'k'", "'name'", "'age'", "'active'", "'missing'", "'address.city'", "0",
+                       "'k', default='z'", "attribute='k'", "'k', case_sensitive=true", "'tags'"])
+    r = rng.random()
+    g = f"{src}|groupby({attr})"
+    if r < 0.35:
+        return output(rng, rng.choice([g, f"{g}|list", f"{g}|first", f"{g}|length", f"{g}|string",
+                                       f"{g}|map('first')|list", f"{g}|map(attribute='grouper')|list", f"{g}|tojson"]))
+    body = rng.choice(["{{ k }}:{{ items|length }}", "{{ k }}={{ items|map(attribute='v')|list }}",
+                       "{{ g.grouper }}/{{ g.list|length }}", "{{ g }}", "{{ g[0] }}{{ g[1]|length }}",
+                       "{{ g|list|length }}"])
+    tgt = "g" if "g." in body or "{{ g" in body else "k, items"
+    return block(rng, f"for {tgt} in {g}") + body + ";" + block(rng, "endfor")
+
+
+R3_FOCUS = [("r3-macro", r3_macro, 10), ("r3-caller", r3_caller, 6), ("r3-ns", r3_namespace, 5),
+            ("r3-loop", r3_loop, 8), ("r3-with", r3_with, 6), ("r3-filterblock", r3_filterblock, 7),
+            ("r3-unpack", r3_unpack, 6), ("r3-slice", r3_slice, 6), ("r3-method", r3_methods, 10),
+            ("r3-pct", r3_pct, 6), ("r3-num", r3_numeric, 12), ("r3-range", r3_range, 6), ("r3-dict", r3_dict, 6),
+            ("r3-groupby", r3_groupby, 6)]
+
+
+
 MESSAGES = [{"role": "system", "content": "Be \"nice\""},
             {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image", "url": "u"}]}]
 
@@ -1012,16 +1284,52 @@ FOCUSED = [
                      "{{ '\n'.join(examples) }}", {"context": ["a", "b\nc"], "examples": ["x", "y"]}),
 ]
 
+# Hand-written cases for the classes of round 3, drawn before the round-3 grammar's.
+ROUND3_FIXED = [
+    ("r3-fixed", "{{ range(4) }}|{{ range(1, 10, 3) }}|{{ [range(2)] }}|{{ range(3)|list }}|{{ range(5)[-1] }}|"
+                 "{{ 3 in range(4) }}|{{ range(3)|string|length }}", {}),
+    ("r3-fixed", "{{ dict([('a', 1), ('b', 2)]) }}|{{ dict({'a': 1}, b=2) }}|{{ dict(['ab', 'cd']) }}|"
+                 "{{ dict(pairs) }}", {"pairs": [["k", 1], ["j", [2]]]}),
+    ("r3-fixed", "{{ dict([1, 2]) }}", {}),
+    ("r3-fixed", "{{ dict(['abc']) }}", {}),
+    ("r3-fixed", "{% macro m(x, y='d') %}{{ x }}{{ y }}{{ varargs }}{{ kwargs }}{% endmacro %}"
+                 "{{ m(1) }}|{{ m(1, 2, 3, z=4) }}|{{ m(y=5) }}|{{ m.arguments }}{{ m.catch_varargs }}", {}),
+    ("r3-fixed", "{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1, 2) }}", {}),
+    ("r3-fixed", "{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1, z=2) }}", {}),
+    ("r3-fixed", "{% macro m() %}[{{ caller(1) }}|{{ kwargs }}]{% endmacro %}"
+                 "{% call(v) m(k='w') %}got {{ v }}{% endcall %}", {}),
+    ("r3-fixed", "{% set a = 'outer' %}{% with a = 1, b = a ~ 'x' %}{{ a }} {{ b }}{% endwith %} {{ a }}", {}),
+    ("r3-fixed", "{% filter upper %}{% set v = 'in' %}{{ v }}{% endfilter %}|{{ v }}|"
+                 "{% set t %}{% set w = 1 %}{{ w }}{% endset %}{{ t }}{{ w }}", {}),
+    ("r3-fixed", "{% filter wordcount %}one two three{% endfilter %}", {}),
+    ("r3-fixed", "{% filter length %}abc{% endfilter %}", {}),
+    ("r3-fixed", "{% filter upper|trim %} ok {% endfilter %}|{% filter tojson %}a{% endfilter %}", {}),
+    ("r3-fixed", "{{ people|groupby('city')|list }}|{% for g in people|groupby('city') %}{{ g.grouper }}:"
+                 "{{ g.list|map(attribute='n')|join }} {% endfor %}",
+     {"people": [{"n": "a", "city": "Oslo"}, {"n": "b", "city": "Paris"}, {"n": "c", "city": "Oslo"}]}),
+    ("r3-fixed", "{{ people|groupby('city') }}", {"people": [{"n": "a", "city": "Oslo"}, {"n": "b"}]}),
+    ("r3-fixed", "{{ 'ab' * 2.0 }}", {}),
+    ("r3-fixed", "{{ [1] * 2.0 }}", {}),
+    ("r3-fixed", "{{ 'ab' * 2 }}|{{ 2 * 'ab' }}|{{ 'a' * true }}|{{ [1] * 2 }}", {}),
+    ("r3-fixed", "{{ 'inf'|int }}|{{ '-inf'|int(7) }}|{{ '1e400'|int }}|{{ 'nan'|int(3) }}", {}),
+    ("r3-fixed", "{{ ('inf'|float)|int }}", {}),
+    ("r3-fixed", "{% for x in 'ab' %}{{ loop.cycle() }}{% endfor %}", {}),
+    ("r3-fixed", "{{ 'x'.encode() }}|{{ {'a': 1}.has_key('a') }}", {}),
+    ("r3-fixed", "{% for k, v in d.items() %}{{ k }}={{ v }}{{ loop.length }} {% endfor %}"
+                 "{% for k in d.keys() %}{{ k }}{% endfor %}{% for v in d.values() %}{{ v }}{% endfor %}",
+     {"d": {"b": 1, "a": [2]}}),
+]
+
 
 def focused_cases():
     for tag, template, inputs in FOCUSED:
         yield tag, template, inputs
 
 
-def make_case(rng):
-    total = sum(w for _, _, w in FOCUS)
+def make_case(rng, focus=FOCUS):
+    total = sum(w for _, _, w in focus)
     pick = rng.uniform(0, total)
-    for tag, fn, w in FOCUS:
+    for tag, fn, w in focus:
         pick -= w
         if pick <= 0:
             break
@@ -1039,34 +1347,49 @@ def case_id(template, inputs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--stats", action="store_true")
-    ap.add_argument("--count", type=int, default=COUNT)
+    ap.add_argument("--count", type=int, default=COUNT, help="templates of the first grammar")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--round3-count", type=int, default=ROUND3_COUNT, help="templates of the round-3 grammar")
+    ap.add_argument("--round3-seed", type=int, default=ROUND3_SEED)
+    ap.add_argument("--no-fixed", action="store_true", help="leave out the hand-written cases")
+    ap.add_argument("--out", default=OUT)
     args = ap.parse_args()
-    rng = random.Random(SEED)
     cases = []
     seen = set()
     redrawn = 0
-    pending = list(focused_cases())
-    while len(cases) < args.count:
-        tag, template, inputs = pending.pop(0) if pending else make_case(rng)
-        cid = case_id(template, inputs)
-        if cid in seen:
-            continue
-        spec = outcome(render_spec, template, inputs)
-        pf = outcome(render_promptflow, template, inputs)
-        if any(NONDETERMINISTIC.search(o.get("out", "")) for o in (spec, pf)):
-            redrawn += 1
-            continue
-        seen.add(cid)
-        cases.append({"n": len(cases), "id": cid, "tag": tag, "template": template, "inputs": inputs,
-                      "spec": spec, "promptflow": pf})
-    header = {"generator": "generate.py", "seed": SEED, "count": len(cases), "jinja2": jinja2.__version__,
-              "python": sys.version.split()[0]}
-    with open(OUT, "w", encoding="utf-8", newline="\n") as f:
+
+    def draw(count, next_case):
+        nonlocal redrawn
+        goal = len(cases) + count
+        while len(cases) < goal:
+            tag, template, inputs = next_case()
+            cid = case_id(template, inputs)
+            if cid in seen:
+                continue
+            spec = outcome(render_spec, template, inputs)
+            pf = outcome(render_promptflow, template, inputs)
+            if any(NONDETERMINISTIC.search(o.get("out", "")) for o in (spec, pf)):
+                redrawn += 1
+                continue
+            seen.add(cid)
+            cases.append({"n": len(cases), "id": cid, "tag": tag, "template": template, "inputs": inputs,
+                          "spec": spec, "promptflow": pf})
+
+    rng = random.Random(args.seed)
+    pending = [] if args.no_fixed else list(focused_cases())
+    draw(args.count, lambda: pending.pop(0) if pending else make_case(rng))
+    rng3 = random.Random(args.round3_seed)
+    pending3 = [] if args.no_fixed else list(ROUND3_FIXED)
+    draw(args.round3_count, lambda: pending3.pop(0) if pending3 else make_case(rng3, R3_FOCUS))
+    header = {"generator": "generate.py", "seed": args.seed, "round3_seed": args.round3_seed, "count": len(cases),
+              "jinja2": jinja2.__version__, "python": sys.version.split()[0]}
+    OUT_ = args.out
+    with open(OUT_, "w", encoding="utf-8", newline="\n") as f:
         f.write(json.dumps(header, ensure_ascii=False) + "\n")
         for c in cases:
             f.write(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n")
-    size = os.path.getsize(OUT)
-    print(f"wrote {len(cases)} templates ({2 * len(cases)} cases) to {os.path.relpath(OUT)}, {size} bytes; "
+    size = os.path.getsize(OUT_)
+    print(f"wrote {len(cases)} templates ({2 * len(cases)} cases) to {os.path.relpath(OUT_)}, {size} bytes; "
           f"{redrawn} drawn again (object addresses in the output)")
     if args.stats:
         tags = collections.Counter(c["tag"] for c in cases)
