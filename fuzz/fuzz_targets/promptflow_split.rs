@@ -5,7 +5,7 @@
 //! input) or gives the same messages as benign values of the same shape.
 #![no_main]
 
-#[path = "../../crates/prompty-render/tests/support/pf_split.rs"]
+#[path = "../../crates/prompty-render/tests/it/support/pf_split.rs"]
 mod pf_split;
 
 use libfuzzer_sys::fuzz_target;

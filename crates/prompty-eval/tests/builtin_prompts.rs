@@ -17,7 +17,7 @@
 //! * `<stem>@<case>`: the prompt renders with the case's inputs to a system and
 //!   a user message with no template syntax left. The reviewed renderings are in
 //!   `<workspace>/snapshots/prompts/`, checked (stale files included) by
-//!   `prompty snapshot --check prompts` (`crates/prompty-cli/tests/snapshot_cli.rs`).
+//!   `prompty snapshot --check prompts` (`crates/prompty-cli/tests/it/snapshot_cli.rs`).
 //! * `prompts::complete`: the required set of prompts exists.
 
 use std::collections::BTreeSet;

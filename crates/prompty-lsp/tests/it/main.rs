@@ -1,0 +1,6 @@
+//! The integration tests of `prompty-lsp`, one module per subject, built as one test binary
+//! (each binary links the whole dependency graph). Tests that need a process or a harness
+//! of their own (`harness = false` targets in Cargo.toml) stay separate files in `tests/`.
+
+mod hostile_frames;
+mod protocol;
