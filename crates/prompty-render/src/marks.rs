@@ -325,6 +325,7 @@ pub(crate) struct Provenance<'a> {
 
 impl Provenance<'_> {
     /// Whether a mark or direct place is at `at`.
+    #[inline]
     pub(crate) fn marked(&self, at: usize) -> bool {
         self.marks.binary_search(&at).is_ok()
     }

@@ -40,6 +40,7 @@ impl Provenance<'_> {
     /// role line, when a mark at its start stands before a role word and `[`: the template
     /// wrote a role line with attributes there, and a value inside them broke it.
     /// `next` is the index of the first mark not before `pos`, moved past the line.
+    #[inline]
     fn unsplit(&self, text: &str, pos: usize, line: &str, next: &mut usize) -> Option<Error> {
         let end = pos + line.len();
         while let Some(&at) = self.marks.get(*next) {
