@@ -71,21 +71,19 @@ impl<'a> Context<'a> {
         let engine = Engine::of(&prompt.template.format.kind);
         let mut compile_error = None;
         let mut renderer = None;
-        let mut compiles = false;
+        // The template compiled either way, for its variables.
+        let mut compiled = None;
         if engine != Engine::Unknown && prompt.template.parser.kind == "prompty" {
             // Compiled as `prompty render` compiles it; on failure, again without role-line
             // nonces, so that the error's spans point at the file as written.
             match Renderer::new(prompt.clone()) {
-                Ok(r) => {
-                    renderer = Some(r);
-                    compiles = true;
-                }
+                Ok(r) => renderer = Some(r),
                 Err(_) => {
                     let mut plain = prompt.clone();
                     plain.template.format.strict = Some(false);
                     let options = RenderOptions { source: Some(Arc::from(text)), ..RenderOptions::default() };
                     match Renderer::with_options(plain, options) {
-                        Ok(_) => compiles = true,
+                        Ok(r) => compiled = Some(r),
                         Err(e) if e.kind() == ErrorKind::TemplateSyntax => compile_error = Some(e),
                         Err(_) => {}
                     }
@@ -96,9 +94,11 @@ impl<'a> Context<'a> {
             if compile_error.is_none() { Template::analyze(engine, &body.text, profile) } else { Template::default() };
         // A Jinja body's variables come from the analysis's parse (the engine's own
         // computation over the same syntax tree), not from a second parse in the renderer.
-        let engine_vars = (compiles && engine != Engine::Handlebars).then(|| match template.undeclared.take() {
-            Some(vars) => vars,
-            None => renderer.as_ref().map(Renderer::template_variables).unwrap_or_default(),
+        let engine_vars = renderer.as_ref().or(compiled.as_ref()).filter(|_| engine != Engine::Handlebars).map(|r| {
+            match template.undeclared.take() {
+                Some(vars) => vars,
+                None => r.template_variables(),
+            }
         });
         let mut roles = Vec::new();
         let mut too_many_roles = None;
