@@ -8,7 +8,6 @@
 use std::ops::Range;
 
 use minijinja::machinery::ast::{self, Expr, Stmt};
-use minijinja::syntax::SyntaxConfig;
 use prompty_syntax::{Profile, TemplateFormat};
 
 /// The template language of a body.
@@ -122,14 +121,8 @@ impl Template {
 }
 
 fn jinja(body: &str, profile: Profile) -> Template {
-    let Ok(syntax) = SyntaxConfig::builder()
-        .keep_trailing_newline(true)
-        .trim_blocks(profile == Profile::Promptflow)
-        .lstrip_blocks(false)
-        .build()
-    else {
-        return Template::default();
-    };
+    // The renderer's syntax settings, so that the linter reads the body as it renders.
+    let syntax = prompty_jinja::syntax(profile == Profile::Promptflow);
     // The parser recurses once per level: a body nested deeper than the renderer accepts
     // (which the template-syntax rule reports) is not parsed here.
     if prompty_render::check_nesting(TemplateFormat::Jinja2, body, profile, &prompty_render::Limits::default()).is_err()

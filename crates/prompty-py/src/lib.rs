@@ -1,7 +1,8 @@
 //! `prompty-py`: the pieces of Python's value semantics that the reference engines and
 //! evaluators depend on, byte for byte: `str()` and `repr()` of JSON values, floats,
 //! strings and bytes, `str.isspace()` and `str.strip()`, and the builtins the evaluators
-//! use ([`builtins`]: `float()` of a string, `json.dumps`, the `\d` class of `re`).
+//! use ([`builtins`]: `float()` of a string, `json.dumps`, the `\d` class of `re`), and
+//! `ast.literal_eval` ([`literal`]: what promptflow makes of a `tool_calls:` list).
 //!
 //! ```
 //! use prompty_py::{builtins, repr_float, str_json};
@@ -19,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod builtins;
+pub mod literal;
 mod repr;
 
 pub use repr::{

@@ -6,7 +6,6 @@
 use std::fmt;
 use std::ops::Range;
 
-use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value as JinjaValue, ValueKind};
 use minijinja::{Environment, ErrorKind as JinjaErrorKind, Output, State, UndefinedBehavior};
 use prompty_syntax::{LineIndex, Profile, TemplateFormat};
@@ -20,7 +19,8 @@ use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Direct, Limits};
 use crate::mark::{Mark, Marking};
 use crate::nesting::TooDeep;
-use crate::{growth, jinja_compat, mark, nesting, pyrepr};
+use crate::{mark, nesting};
+use prompty_jinja::{budget, growth, pyrepr};
 
 const TEMPLATE_NAME: &str = "prompt";
 
@@ -52,16 +52,6 @@ impl BodyLocation {
         let start = (file_line_start + start_col).min(file.len());
         Some(start..(start + len).min(file.len()))
     }
-}
-
-/// The Jinja syntax the reference engine of `profile` uses.
-fn jinja_syntax(profile: Profile) -> Result<SyntaxConfig, Error> {
-    SyntaxConfig::builder()
-        .keep_trailing_newline(true)
-        .trim_blocks(profile == Profile::Promptflow)
-        .lstrip_blocks(false)
-        .build()
-        .map_err(|e| Error::new(ErrorKind::TemplateSyntax, e.to_string()))
 }
 
 /// Checks, with one linear scan and before any parser reads it, that a template body nests
@@ -127,8 +117,8 @@ impl Engine {
     ) -> Result<Engine, Error> {
         match format {
             TemplateFormat::Jinja2 => {
-                let mut env = jinja_compat::environment();
-                let syntax = jinja_syntax(profile)?;
+                let mut env = prompty_jinja::environment();
+                let syntax = prompty_jinja::syntax(profile == Profile::Promptflow);
                 // minijinja's parser and code generator recurse once per level: bound the
                 // depth first, then refuse values that could grow past the fuel.
                 let facts = nesting::scan_jinja(&source, limits.max_nesting)
@@ -152,7 +142,7 @@ impl Engine {
                 env.set_formatter(move |out, state, value| budgeted_format(out, state, value, max_output));
                 env.set_fuel(Some(limits.steps));
                 env.set_recursion_limit(limits.recursion);
-                let source = jinja_compat::normalize_newlines(source);
+                let source = prompty_jinja::normalize_newlines(source);
                 let body = source.clone();
                 env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc, limits))?;
                 Ok(Engine::Jinja(Box::new(env)))
@@ -455,11 +445,11 @@ thread_local! {
 }
 
 /// Starts the count of bytes written by `{{ }}` tags for a new render with `mark`, and the
-/// budget the filters, tests and methods see ([`jinja_compat::budget`]).
+/// budget the filters, tests and methods see ([`prompty_jinja::budget`]).
 fn start_count(mark: Option<Mark>, limits: &Limits) {
     WRITTEN.set(0);
     RENDER_MARK.set(mark);
-    jinja_compat::budget::start(limits);
+    budget::start(limits.max_output, limits.steps);
 }
 
 /// The output cap, as the error source the formatter returns when it is reached.
@@ -623,7 +613,7 @@ fn jinja_error(e: &minijinja::Error, body: &str, loc: &BodyLocation, limits: &Li
             None => err,
         };
     }
-    if jinja_compat::budget::is_refusal(e) {
+    if budget::is_refusal(e) {
         // The budget's own message names the call and the limit.
         let err = Error::new(ErrorKind::Limit, e.detail().unwrap_or("the render budget was exceeded"));
         return match e.line().and_then(|l| loc.locate(body, l, e.range())) {

@@ -23,7 +23,7 @@
 #[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};
 
-use crate::lexer::{Block, JinjaItem, jinja_lex};
+use prompty_jinja::lexer::{Block, JinjaItem, jinja_lex};
 
 /// Stands in the view for anything that is not the template's literal text. Never part of
 /// a role line or label (it is not whitespace), so a role line next to one is not whole.

@@ -50,9 +50,9 @@ impl Limits {
         recursion: Self::DEFAULT_RECURSION,
     };
     /// Default for [`steps`](Self::steps).
-    pub const DEFAULT_STEPS: u64 = 1_000_000;
+    pub const DEFAULT_STEPS: u64 = prompty_jinja::budget::DEFAULT_STEPS;
     /// Default for [`max_output`](Self::max_output): 32 MiB.
-    pub const DEFAULT_MAX_OUTPUT: usize = 32 * 1024 * 1024;
+    pub const DEFAULT_MAX_OUTPUT: usize = prompty_jinja::budget::DEFAULT_MAX_OUTPUT;
     /// Default for [`max_nesting`](Self::max_nesting).
     pub const DEFAULT_MAX_NESTING: usize = 100;
     /// Default for [`recursion`](Self::recursion).

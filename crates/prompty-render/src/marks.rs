@@ -42,8 +42,8 @@ use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
 use crate::layout::{self, BOUNDARY, Layout, Origin};
 use crate::limits::Limits;
-use crate::pyrepr::py_space;
 use crate::roles::{PROMPTFLOW_ROLES, skip_space};
+use prompty_py::py_space;
 
 /// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax, and of an
 /// assistant message's `tool_calls:`.
@@ -82,7 +82,7 @@ pub(crate) fn compile_marked(
     match format {
         TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
-            let body = crate::jinja_compat::normalize_newlines(body.to_owned());
+            let body = prompty_jinja::normalize_newlines(body.to_owned());
             let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
             let (places, lines, shapes) = plan(&layout.view, profile, layout.captures);
             compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, shapes, ..m })

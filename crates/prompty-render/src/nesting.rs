@@ -265,7 +265,7 @@ fn lex_jinja<'s>(
             let start = i;
             let tok = match b {
                 b'\'' | b'"' => {
-                    i = crate::lexer::after_string(bytes, i);
+                    i = prompty_jinja::lexer::after_string(bytes, i);
                     Some(Tok::Literal)
                 }
                 b'0'..=b'9' => {
@@ -469,7 +469,7 @@ fn scan_tag(bytes: &[u8], mut i: usize) -> (usize, usize) {
         match b {
             b'}' if bytes.get(i + 1) == Some(&b'}') => return (i + 2, deepest),
             b'"' | b'\'' => {
-                i = crate::lexer::after_string(bytes, i);
+                i = prompty_jinja::lexer::after_string(bytes, i);
                 continue;
             }
             b'(' | b'[' | b'{' => {

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
 use crate::message::{Message, Part};
-use crate::pyrepr::{py_space, py_strip};
+use prompty_py::{py_space, py_strip};
 
 /// An image input.
 #[derive(Debug, Clone)]
@@ -120,10 +120,10 @@ pub(crate) fn markdown_image_prepass(body: &str) -> Option<String> {
     if !body.contains("![") {
         return None;
     }
-    let data: Vec<crate::lexer::Data> = crate::lexer::jinja_lex(body, true)
+    let data: Vec<prompty_jinja::lexer::Data> = prompty_jinja::lexer::jinja_lex(body, true)
         .into_iter()
         .filter_map(|item| match item {
-            crate::lexer::JinjaItem::Data(d) => Some(d),
+            prompty_jinja::lexer::JinjaItem::Data(d) => Some(d),
             _ => None,
         })
         .collect();

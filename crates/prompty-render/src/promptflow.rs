@@ -12,9 +12,9 @@ use crate::context::{Context, blame};
 use crate::error::{Error, ErrorKind};
 use crate::marks::Provenance;
 use crate::message::Message;
-use crate::pyliteral::LiteralError;
-use crate::pyrepr::{py_space, py_strip};
 use crate::roles::{PROMPTFLOW_ROLES, skip_space};
+use prompty_py::literal::LiteralError;
+use prompty_py::{py_space, py_strip};
 
 /// Where the run of Python whitespace that ends at `i` starts, not before `from`.
 fn skip_space_back(text: &str, mut i: usize, from: usize) -> usize {
@@ -160,7 +160,7 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
         {
             // As promptflow: a list Python's `literal_eval` reads becomes the message's tool
             // calls (and it has no content); anything else stays text.
-            match crate::pyliteral::literal_eval(list) {
+            match prompty_py::literal::literal_eval(list) {
                 Ok(calls) => {
                     if let Some(p) = provenance {
                         if !p.marked(chunk.body_at + label_at) {

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::pyrepr::py_space;
+use prompty_py::py_space;
 
 /// The roles the spec profile splits on.
 pub const SPEC_ROLES: &[&str] = &["system", "user", "assistant", "developer"];

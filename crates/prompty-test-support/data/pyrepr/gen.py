@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Golden data for Python `str()`/`repr()`: prompty-py (`repr.rs`) and prompty-render's
-`pyrepr.rs` are tested against it.
+"""Golden data for Python `str()`/`repr()`: prompty-py (`repr.rs`) and
+prompty-jinja (`pyrepr.rs`) are tested against it.
 
 Writes `golden.json` next to this script: values together with what CPython's
 `str()` / `repr()` makes of them. The Rust tests only read the JSON file; this

@@ -16,7 +16,7 @@
 //! carries a small patch for each. What remains different is listed in docs/compatibility.md and
 //! measured by `tests/jinja_diff.rs`.
 
-pub(crate) mod budget;
+pub mod budget;
 mod filters;
 mod methods;
 mod predicates;
@@ -33,7 +33,7 @@ use minijinja::{Environment, Error, ErrorKind, State};
 
 /// A new environment with the Jinja2 semantics installed. Built once; every call clones it,
 /// which is cheap (the filter, test and global tables are shared until changed).
-pub(crate) fn environment() -> Environment<'static> {
+pub fn environment() -> Environment<'static> {
     static BASE: OnceLock<Environment<'static>> = OnceLock::new();
     BASE.get_or_init(|| {
         let mut env = Environment::new();
@@ -77,7 +77,7 @@ pub fn has_filter(name: &str) -> bool {
 
 /// Jinja2's lexer turns `\r\n` and `\r` in the template into `\n` (its `newline_sequence`),
 /// in text, raw blocks and string literals alike.
-pub(crate) fn normalize_newlines(source: String) -> String {
+pub fn normalize_newlines(source: String) -> String {
     if memchr::memchr(b'\r', source.as_bytes()).is_none() {
         return source;
     }

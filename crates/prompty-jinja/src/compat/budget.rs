@@ -8,20 +8,18 @@
 //! bytes and items they visit or build, so that the work of one call is in proportion to
 //! what it produces and reads, not one step whatever its size. Before a value is built, its
 //! size is checked ([`reserve`], [`reserve_items`], [`Text`]): no value may be larger than the
-//! render's output limit (`Limits::max_output`), nor than what the fuel left can pay for.
+//! render's output limit ([`start`]), nor than what the fuel left can pay for.
 //! A refusal is an out-of-fuel error whose message names the call and the limit; the
-//! engine reports it as a [`Limit`](crate::ErrorKind::Limit) error.
+//! renderer reports it as a limit error ([`is_refusal`]).
 //!
-//! The budget of the render running on this thread is set by [`start`] (the engine calls it
-//! with each render's limits); outside a scope (or a render) nothing is charged, and values
+//! The budget of the render running on this thread is set by [`start`] (the renderer calls
+//! it with each render's limits); outside a scope (or a render) nothing is charged, and values
 //! are capped by the default output limit.
 
 use std::cell::Cell;
 use std::fmt;
 
 use minijinja::{Error, ErrorKind, State};
-
-use crate::limits::Limits;
 
 /// The bytes one step of fuel pays for (minijinja's own rate).
 pub(crate) const BYTES_PER_STEP: u64 = 64;
@@ -59,14 +57,20 @@ struct Meter {
 
 thread_local! {
     /// `max_output` and `steps` of the render running on this thread ([`start`]).
-    static LIMITS: Cell<(usize, u64)> = const { Cell::new((Limits::DEFAULT_MAX_OUTPUT, Limits::DEFAULT_STEPS)) };
+    static LIMITS: Cell<(usize, u64)> = const { Cell::new((DEFAULT_MAX_OUTPUT, DEFAULT_STEPS)) };
     /// The innermost metered call running on this thread.
     static METER: Cell<Option<Meter>> = const { Cell::new(None) };
 }
 
-/// Sets the limits of the render starting on this thread.
-pub(crate) fn start(limits: &Limits) {
-    LIMITS.set((limits.max_output, limits.steps));
+/// The output limit, in bytes, outside a render (and the renderer's default).
+pub const DEFAULT_MAX_OUTPUT: usize = 32 * 1024 * 1024;
+/// The fuel, in steps, outside a render (and the renderer's default).
+pub const DEFAULT_STEPS: u64 = 1_000_000;
+
+/// Sets the limits of the render starting on this thread: its output limit in bytes and its
+/// fuel in steps (what the environment was given with `set_fuel`).
+pub fn start(max_output: usize, steps: u64) {
+    LIMITS.set((max_output, steps));
     METER.set(None);
 }
 
@@ -201,7 +205,9 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-pub(crate) fn is_refusal(e: &Error) -> bool {
+/// Whether `e` (or an error it wraps) is a refusal of the budget: the renderer reports it as
+/// a limit error rather than a template error.
+pub fn is_refusal(e: &Error) -> bool {
     std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source()).any(|e| e.is::<Refusal>())
 }
 

@@ -1,7 +1,7 @@
 //! A small Jinja lexer that splits a template the way minijinja's lexer does: plain text,
 //! tags, comments and raw blocks (with the profile's trim_blocks and whitespace control),
-//! and which tags open and close blocks whose output becomes a value. Used by the layout,
-//! the nesting check and promptflow's image pre-pass; it uses no other module of the crate.
+//! and which tags open and close blocks whose output becomes a value. Used by the renderer
+//! (its layout, nesting check and promptflow image pre-pass); it uses no other module.
 
 /// The byte ranges of a Jinja template that are plain template text: outside tags
 /// (`{{ }}`, `{% %}`), comments and `{% raw %}` blocks, with trim_blocks on (the promptflow
@@ -18,7 +18,7 @@ fn jinja_data(src: &str) -> Vec<Data> {
 }
 
 /// One piece of a Jinja template, in source order.
-pub(crate) enum JinjaItem {
+pub enum JinjaItem {
     /// Plain template text.
     Data(Data),
     /// A comment: renders nothing.
@@ -33,7 +33,7 @@ pub(crate) enum JinjaItem {
 /// Lexes a Jinja template the way minijinja does with the default delimiters: a tag ends at
 /// its closing delimiter outside string literals and brackets; a comment at the first `#}`;
 /// a raw block at the first `{% endraw %}`. `trim_blocks` is the environment's setting.
-pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
+pub fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut pos = 0;
@@ -100,13 +100,18 @@ pub(crate) fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
 
 /// What a `{% %}` tag does to the block structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Block {
+pub enum Block {
     /// Neither opens nor closes a block (`{{ }}` tags, `{% set x = 1 %}`, `{% else %}` ...).
     None,
     /// Opens a block named `kind` (`for`, `if`, `macro` ...); `captures` when the text in it
     /// becomes a value instead of going to the output: a macro, `call`, `filter`, `block` or
     /// `set` body, or a recursive loop's (its `loop()` calls return their output).
-    Open { kind: &'static str, captures: bool },
+    Open {
+        /// The tag's keyword.
+        kind: &'static str,
+        /// Whether the block's text becomes a value.
+        captures: bool,
+    },
     /// Closes the innermost block, which should be a `kind` block (`endfor` ...).
     Close(&'static str),
     /// Writes a template's text where it stands (`include`; `import`, `from` and `extends`
@@ -181,8 +186,9 @@ fn assigns(rest: &[u8]) -> bool {
 }
 
 /// A run of plain template text, and how the tags around it trim it.
-pub(crate) struct Data {
-    pub(crate) range: std::ops::Range<usize>,
+pub struct Data {
+    /// The run's bytes in the template, before the tags around it trim it.
+    pub range: std::ops::Range<usize>,
     lead: Lead,
     /// The next tag opens with `-`: the run's trailing whitespace goes.
     tail_strip: bool,
@@ -190,7 +196,7 @@ pub(crate) struct Data {
 
 impl Data {
     /// The part of the run that renders.
-    pub(crate) fn kept(&self, src: &str) -> std::ops::Range<usize> {
+    pub fn kept(&self, src: &str) -> std::ops::Range<usize> {
         let text = src.get(self.range.clone()).unwrap_or("");
         let lead_end = match self.lead {
             Lead::Keep => 0,
@@ -286,7 +292,7 @@ fn end_of_raw(b: &[u8], mut i: usize) -> (usize, usize) {
 
 /// The offset after the string literal whose opening quote is at `i` (backslash escapes
 /// skipped), or past the end when it is not closed.
-pub(crate) fn after_string(b: &[u8], mut i: usize) -> usize {
+pub fn after_string(b: &[u8], mut i: usize) -> usize {
     let quote = b.get(i).copied();
     i += 1;
     while let Some(&c) = b.get(i) {

@@ -39,9 +39,11 @@ use minijinja::machinery::ast::{BinOpKind, CallArg, Expr, Stmt};
 
 /// Why a template is refused, and where in the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refused {
-    pub(crate) span: Range<usize>,
-    pub(crate) message: &'static str,
+pub struct Refused {
+    /// The refused expression, a byte range of the body.
+    pub span: Range<usize>,
+    /// Why, in words a template author reads.
+    pub message: &'static str,
 }
 
 const COMBINES: &str = "this value combines two values the template built itself, repeats one (with `*`, \
@@ -116,7 +118,7 @@ const FLAT_LOOP_ATTRS: &[&str] = &["index", "index0", "revindex", "revindex0", "
 const BUILT_SPECIALS: &[&str] = &["loop", "varargs", "kwargs"];
 
 /// Checks a parsed template; see the module documentation.
-pub(crate) fn check(root: &Stmt<'_>) -> Result<(), Refused> {
+pub fn check(root: &Stmt<'_>) -> Result<(), Refused> {
     let mut names = Names::default();
     // Binding facts feed each other (an alias of a built value is built): repeat until
     // nothing changes. Each round only adds names, so this ends.

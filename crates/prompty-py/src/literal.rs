@@ -12,18 +12,29 @@ use serde_json::{Map, Number, Value};
 
 /// Why a text is not read as a JSON value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LiteralError {
+pub enum LiteralError {
     /// Not a Python literal (`ast.literal_eval` raises).
     Syntax,
     /// A Python literal with a value JSON cannot carry: what it is.
     NotJson(&'static str),
 }
 
+impl std::fmt::Display for LiteralError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiteralError::Syntax => f.write_str("not a Python literal"),
+            LiteralError::NotJson(what) => write!(f, "a Python literal JSON cannot carry: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for LiteralError {}
+
 /// Nesting Python's parser accepts (it stops at 200 nested brackets).
 const MAX_DEPTH: usize = 200;
 
 /// `ast.literal_eval(src)` as a JSON value.
-pub(crate) fn literal_eval(src: &str) -> Result<Value, LiteralError> {
+pub fn literal_eval(src: &str) -> Result<Value, LiteralError> {
     let mut p = Parser { s: src.as_bytes(), src, i: 0, depth: 0 };
     p.skip_ws(false);
     let v = p.expr(false)?;
@@ -84,7 +95,7 @@ impl Lit {
                         Lit::Int(n) => n.to_string(),
                         Lit::Bool(b) => b.to_string(),
                         Lit::None => "null".to_owned(),
-                        Lit::Float(f) if f.is_finite() => crate::pyrepr::repr_float(f),
+                        Lit::Float(f) if f.is_finite() => crate::repr_float(f),
                         _ => return Err(LiteralError::NotJson("a dict key that is not a string or number")),
                     };
                     map.insert(key, v.into_json()?);
