@@ -8,9 +8,8 @@
 //! bound of the depth of the tree the parser would build there, and refuses the
 //! template at the first position deeper than the limit.
 //!
-//! Jinja2 is lexed the way minijinja lexes it (strings, comments, raw blocks and brackets
-//! as its tokenizer treats them; a test checks that the count never falls below one made
-//! from minijinja's own tokens). Every open block statement (`if`, `for`, `macro`,
+//! Jinja2 is read from minijinja's own tokenizer (which does not recurse), so the scan sees
+//! the tokens the parser will. Every open block statement (`if`, `for`, `macro`,
 //! `call`, `with`, `filter`, `autoescape`, `block`, a `set` block) adds one level; within
 //! one tag, every chained operator (`~`, `+`, `and`, `not`, `|`, `.`, `is`, `if`, ...)
 //! and every postfix call or subscript adds one, every bracket opens one more, and a
@@ -202,162 +201,57 @@ impl<'s> Depth<'s> {
     }
 }
 
-/// Scans a Jinja body; see the module documentation. The lexing follows minijinja's
-/// (default delimiters, no line statements): tags open with `{{` or `{%`, comments
-/// `{# #}` and `{% raw %}` blocks are skipped, and a tag closes at `}}` or `%}` outside
-/// string literals and brackets. A body minijinja cannot lex gets at most a larger count
-/// (it is refused either way).
+/// Scans a Jinja body; see the module documentation. Comments, raw blocks and template text
+/// are the tokenizer's to skip; a body it cannot lex is counted up to the error (where the
+/// parser stops too).
 pub(crate) fn scan_jinja(body: &str, max: usize) -> Result<JinjaFacts, TooDeep> {
     let mut depth = Depth::default();
     lex_jinja(body, &mut |tok, span| depth.push(tok, span, max))?;
     Ok(depth.facts)
 }
 
-/// Feeds the depth items of every tag of `body` to `f`.
+/// Feeds the depth items of every tag of `body` to `f`, from minijinja's own tokenizer (the
+/// tokens its parser reads; the tokenizer does not recurse). Scanning stops at the first
+/// token minijinja cannot lex: the parser stops there too.
 fn lex_jinja<'s>(
     body: &'s str,
     f: &mut impl FnMut(Tok<'s>, Range<usize>) -> Result<(), TooDeep>,
 ) -> Result<(), TooDeep> {
-    let bytes = body.as_bytes();
-    let mut pos = 0usize;
-    while let Some(open) = find(bytes, b"{", pos) {
-        let next = bytes.get(open + 1).copied();
-        match next {
-            Some(b'#') => {
-                pos = find(bytes, b"#}", open + 2).map_or(bytes.len(), |e| e + 2);
-                continue;
-            }
-            Some(b'{' | b'%') => {}
-            _ => {
-                pos = open + 1;
-                continue;
-            }
-        }
-        let block = next == Some(b'%');
-        if block && let Some(after) = basic_tag(bytes, open + 2, b"raw") {
-            // Skip to the first `{% endraw %}`, as minijinja does.
-            let mut at = after;
-            pos = bytes.len();
-            while let Some(start) = find(bytes, b"{%", at) {
-                if let Some(end) = basic_tag(bytes, start + 2, b"endraw") {
-                    pos = end;
-                    break;
-                }
-                at = start + 2;
-            }
-            continue;
-        }
-        f(Tok::Start { block }, open..open + 2)?;
-        let mut i = open + 2;
-        // Whitespace control (`{{-`, `{%+`) is part of the marker.
-        if matches!(bytes.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        let mut balance = 0isize;
-        loop {
-            let Some(&b) = bytes.get(i) else { return Ok(()) };
-            let closes = if block { b"%}" } else { b"}}" };
-            if balance == 0 && bytes.get(i..i + 2) == Some(&closes[..]) {
-                f(Tok::End, i..i + 2)?;
-                i += 2;
-                break;
-            }
-            let start = i;
-            let tok = match b {
-                b'\'' | b'"' => {
-                    i = prompty_jinja::lexer::after_string(bytes, i);
-                    Some(Tok::Literal)
-                }
-                b'0'..=b'9' => {
-                    let digits = |i: &mut usize| {
-                        while bytes.get(*i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
-                            *i += 1;
-                        }
-                    };
-                    digits(&mut i);
-                    // Right after a dot a number is an index (`q.1.0`): no fraction.
-                    let after_dot = start > 0 && bytes.get(start - 1) == Some(&b'.');
-                    if !after_dot && bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                        i += 1;
-                        digits(&mut i);
-                    }
-                    if matches!(bytes.get(i), Some(b'e' | b'E')) {
-                        let sign = usize::from(matches!(bytes.get(i + 1), Some(b'+' | b'-')));
-                        if bytes.get(i + 1 + sign).is_some_and(u8::is_ascii_digit) {
-                            i += 1 + sign;
-                            digits(&mut i);
-                        }
-                    }
-                    Some(Tok::Literal)
-                }
-                // Identifiers are ASCII, as minijinja reads them without its `unicode` feature.
-                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                    while bytes.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
-                        i += 1;
-                    }
-                    Some(Tok::Word(body.get(start..i).unwrap_or("")))
-                }
-                b'(' | b'[' | b'{' => {
-                    balance += 1;
-                    i += 1;
-                    Some(Tok::Open { brace: b == b'{' })
-                }
-                b')' | b']' | b'}' => {
-                    balance -= 1;
-                    i += 1;
-                    Some(Tok::Close)
-                }
-                b',' | b':' => {
-                    i += 1;
-                    Some(Tok::Sep { assign: false })
-                }
-                b'=' if bytes.get(i + 1) != Some(&b'=') => {
-                    i += 1;
-                    Some(Tok::Sep { assign: true })
-                }
-                b'+' | b'*' => {
-                    i += if bytes.get(i..i + 2) == Some(b"**") { 2 } else { 1 };
-                    Some(Tok::Op { repeats: b == b'+' || i == start + 1 })
-                }
-                b'-' | b'/' | b'%' | b'.' | b'~' | b'|' | b'<' | b'>' | b'!' | b'=' => {
-                    i += if matches!(bytes.get(i..i + 2), Some(b"//" | b"==" | b"!=" | b">=" | b"<=")) { 2 } else { 1 };
-                    Some(Tok::Op { repeats: false })
-                }
-                _ => {
-                    i += 1;
-                    None
-                }
-            };
-            if let Some(tok) = tok {
-                f(tok, start..i.min(bytes.len()))?;
-            }
-        }
-        pos = i;
+    use minijinja::machinery::{Token, tokenize};
+    for item in tokenize(body, false, prompty_jinja::syntax(false)) {
+        let Ok((token, span)) = item else { break };
+        let tok = match token {
+            Token::VariableStart => Tok::Start { block: false },
+            Token::BlockStart => Tok::Start { block: true },
+            Token::VariableEnd | Token::BlockEnd => Tok::End,
+            Token::TemplateData(_) => continue,
+            Token::Ident(w) => Tok::Word(w),
+            Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => Tok::Literal,
+            Token::ParenOpen | Token::BracketOpen => Tok::Open { brace: false },
+            Token::BraceOpen => Tok::Open { brace: true },
+            Token::ParenClose | Token::BracketClose | Token::BraceClose => Tok::Close,
+            Token::Comma | Token::Colon => Tok::Sep { assign: false },
+            Token::Assign => Tok::Sep { assign: true },
+            Token::Plus | Token::Mul => Tok::Op { repeats: true },
+            Token::Minus
+            | Token::Div
+            | Token::FloorDiv
+            | Token::Pow
+            | Token::Mod
+            | Token::Dot
+            | Token::Tilde
+            | Token::Pipe
+            | Token::Eq
+            | Token::Ne
+            | Token::Gt
+            | Token::Gte
+            | Token::Lt
+            | Token::Lte => Tok::Op { repeats: false },
+        };
+        let start = span.start_offset as usize;
+        f(tok, start..(span.end_offset as usize).max(start))?;
     }
     Ok(())
-}
-
-/// Matches `[-+]? blanks WORD blanks [-+]? %}` at `at` (just after `{%`); returns the offset
-/// after it.
-fn basic_tag(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
-    let mut i = at;
-    if matches!(bytes.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    if bytes.get(i..i + word.len()) != Some(word) {
-        return None;
-    }
-    i += word.len();
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    if matches!(bytes.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    (bytes.get(i..i + 2) == Some(b"%}")).then_some(i + 2)
 }
 
 /// Scans a Handlebars body; see the module documentation.
@@ -503,121 +397,6 @@ mod tests {
 
     fn jinja_depth_ok(body: &str, max: usize) -> bool {
         scan_jinja(body, max).is_ok()
-    }
-
-    /// The same count made from minijinja's own tokens: the oracle for the byte lexer.
-    fn minijinja_depth(body: &str) -> (usize, JinjaFacts) {
-        use minijinja::machinery::{Token, tokenize};
-        let mut depth = Depth::default();
-        for item in tokenize(body, false, minijinja::syntax::SyntaxConfig::default()) {
-            let Ok((token, span)) = item else { break };
-            let tok = match token {
-                Token::VariableStart => Tok::Start { block: false },
-                Token::BlockStart => Tok::Start { block: true },
-                Token::VariableEnd | Token::BlockEnd => Tok::End,
-                Token::TemplateData(_) => continue,
-                Token::Ident(w) => Tok::Word(w),
-                Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => Tok::Literal,
-                Token::ParenOpen | Token::BracketOpen => Tok::Open { brace: false },
-                Token::BraceOpen => Tok::Open { brace: true },
-                Token::ParenClose | Token::BracketClose | Token::BraceClose => Tok::Close,
-                Token::Comma | Token::Colon => Tok::Sep { assign: false },
-                Token::Assign => Tok::Sep { assign: true },
-                Token::Plus | Token::Mul => Tok::Op { repeats: true },
-                _ => Tok::Op { repeats: false },
-            };
-            let start = span.start_offset as usize;
-            let _ = depth.push(tok, start..(span.end_offset as usize).max(start), usize::MAX);
-        }
-        (depth.deepest, depth.facts)
-    }
-
-    fn byte_depth(body: &str) -> (usize, JinjaFacts) {
-        let mut depth = Depth::default();
-        let _ = lex_jinja(body, &mut |tok, span| depth.push(tok, span, usize::MAX));
-        (depth.deepest, depth.facts)
-    }
-
-    /// Random templates from pieces that stress the lexer (strings holding delimiters,
-    /// comments, raw blocks, whitespace control, brackets): the byte lexer never counts less
-    /// than minijinja's tokens give, and flags value-keeping templates at least as often.
-    #[test]
-    fn byte_lexer_never_counts_less_than_minijinja_tokens() {
-        const PIECES: &[&str] = &[
-            "{{ ",
-            " }}",
-            "{{- ",
-            " -}}",
-            "{% ",
-            " %}",
-            "{%- ",
-            " +%}",
-            "{# ",
-            " #}",
-            "{% raw %}",
-            "{% endraw %}",
-            "{%- raw -%}",
-            "{% if x %}",
-            "{% endif %}",
-            "{% for a in b %}",
-            "{% endfor %}",
-            "{% set y %}",
-            "{% endset %}",
-            "{% set z = 1 %}",
-            "{% macro m(p) %}",
-            "{% endmacro %}",
-            "not ",
-            "-",
-            "~",
-            "|upper",
-            ".a",
-            "()",
-            "(",
-            ")",
-            "[",
-            "]",
-            "{",
-            "}",
-            "'}}'",
-            "\"%}\"",
-            "'a\\'b'",
-            "1.5",
-            "x",
-            " and ",
-            " if ",
-            " else ",
-            ",",
-            ":",
-            "=",
-            "==",
-            "+",
-            "*",
-            "**",
-            "//",
-            "namespace",
-            "range(3)",
-            "text ",
-            "\n",
-            "é",
-            "{",
-            "}}",
-            "%}",
-        ];
-        let mut seed = 0x5eed_0005_u64;
-        let mut next = |n: usize| {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize
-        };
-        for _ in 0..20_000 {
-            let len = 1 + next(40);
-            let body: String = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
-            let (ours, our_facts) = byte_depth(&body);
-            let (theirs, their_facts) = minijinja_depth(&body);
-            assert!(ours >= theirs, "{body:?}: {ours} < {theirs}");
-            assert!(our_facts.keeps_values || !their_facts.keeps_values, "{body:?}");
-        }
     }
 
     #[test]
