@@ -42,7 +42,7 @@ use crate::engine::{BodyLocation, Engine};
 use crate::error::Error;
 use crate::layout::{self, BOUNDARY, Layout, Origin};
 use crate::limits::Limits;
-use crate::roles::{PROMPTFLOW_ROLES, skip_space};
+use crate::roles::skip_space;
 use prompty_py::py_space;
 
 /// The labels of promptflow's `name:`/`tool_call_id:` and `content:` sub-syntax, and of an
@@ -361,9 +361,8 @@ impl Shapes {
     /// value renders inside its attributes.
     fn add(&mut self, profile: Profile, line: &str) -> bool {
         if profile == Profile::Promptflow {
-            let word = PROMPTFLOW_ROLES.iter().find(|r| line.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)));
-            if let Some(word) = word {
-                self.whole.insert((*word).to_owned());
+            if let Some(word) = crate::roles::promptflow_role_prefix(line.as_bytes()) {
+                self.whole.insert(word.to_owned());
             }
             return false;
         }
@@ -459,10 +458,7 @@ fn for_each_mark_line(view: &str, profile: Profile, mut f: impl FnMut(MarkLine))
         let line = view.get(line_start..line_end).unwrap_or("");
         let rest = line.trim_start_matches(BOUNDARY);
         let start = line_end - rest.len();
-        let role = match profile {
-            Profile::Promptflow => role_word_of_line(rest),
-            Profile::Spec => spec_role_word(rest),
-        };
+        let role = crate::roles::role_word_in_line(profile, rest);
         let mut labels = Vec::new();
         if role.is_none() && profile == Profile::Promptflow {
             // The whole line: a label right after a boundary is glued to what renders there.
@@ -479,31 +475,6 @@ fn for_each_mark_line(view: &str, profile: Profile, mut f: impl FnMut(MarkLine))
         }
         line_start = line_end + 1;
     }
-}
-
-/// The offset of the role word when `line` is a promptflow role line alone
-/// (`^\s*#?\s*ROLE\s*:\s*$`).
-fn role_word_of_line(line: &str) -> Option<usize> {
-    let mut i = skip_space(line, 0);
-    if line.get(i..)?.starts_with('#') {
-        i = skip_space(line, i + 1);
-    }
-    let rest = line.get(i..)?;
-    let len = PROMPTFLOW_ROLES
-        .iter()
-        .find(|r| rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)))
-        .map(|r| r.len())?;
-    let j = skip_space(line, i + len);
-    if !line.get(j..)?.starts_with(':') {
-        return None;
-    }
-    (skip_space(line, j + 1) == line.len()).then_some(i)
-}
-
-/// The offset of the role word when `line` is a spec role line.
-pub(crate) fn spec_role_word(line: &str) -> Option<usize> {
-    crate::roles::role_line(line)?;
-    Some(crate::roles::role_word_at(line))
 }
 
 /// The labels in `line` (which starts at `line_start`): every `content` followed by `\s*:`

@@ -12,7 +12,7 @@ use crate::context::{Context, blame};
 use crate::error::{Error, ErrorKind};
 use crate::marks::Provenance;
 use crate::message::Message;
-use crate::roles::{PROMPTFLOW_ROLES, skip_space};
+use crate::roles::skip_space;
 use prompty_py::literal::LiteralError;
 use prompty_py::{py_space, py_strip};
 
@@ -58,9 +58,7 @@ fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, u
     // `\s*` before the colon, then the role word (ASCII, so its start is a boundary).
     let word_end = skip_space_back(text, colon, from);
     let head = bytes.get(from..word_end)?;
-    let role = PROMPTFLOW_ROLES.iter().find(|r| {
-        head.len() >= r.len() && head.get(head.len() - r.len()..).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes()))
-    })?;
+    let role = crate::roles::promptflow_role_suffix(head)?;
     let word_at = word_end - role.len();
     let word = text.get(word_at..word_end)?;
     // `^\s*#?\s*` before the word: with the `#`, the run before it may reach a line start
@@ -620,7 +618,8 @@ mod tests {
     /// The separator search line by line, as `re.split` with the multi-line pattern tries
     /// each line start: the reference the colon-driven search is checked against.
     mod by_line {
-        use super::super::{Chunk, PROMPTFLOW_ROLES, skip_space};
+        use super::super::{Chunk, skip_space};
+        use crate::roles::PROMPTFLOW_ROLES;
 
         /// Whether a separator may start at `start`: after ASCII blanks, the first byte must be `#`,
         /// the first letter of a role word, or a byte the exact scan has to look at (non-ASCII, which

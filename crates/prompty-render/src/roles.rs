@@ -7,12 +7,48 @@
 use serde_json::{Map, Number, Value};
 
 use prompty_py::py_space;
+use prompty_syntax::Profile;
 
 /// The roles the spec profile splits on.
 pub const SPEC_ROLES: &[&str] = &["system", "user", "assistant", "developer"];
 
 /// Roles the promptflow profile splits on.
 pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
+
+/// The promptflow role word `text` starts with (ASCII case-insensitive), lowercased.
+pub(crate) fn promptflow_role_prefix(text: &[u8]) -> Option<&'static str> {
+    PROMPTFLOW_ROLES.iter().copied().find(|r| text.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes())))
+}
+
+/// The promptflow role word `text` ends with (ASCII case-insensitive), lowercased.
+pub(crate) fn promptflow_role_suffix(text: &[u8]) -> Option<&'static str> {
+    PROMPTFLOW_ROLES.iter().copied().find(|r| {
+        text.len() >= r.len() && text.get(text.len() - r.len()..).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes()))
+    })
+}
+
+/// Where the role word starts when `line` (without its line break) is a role line of
+/// `profile`: the spec's boundary regex, or promptflow's `^\s*#?\s*ROLE\s*:\s*$` on one line.
+pub(crate) fn role_word_in_line(profile: Profile, line: &str) -> Option<usize> {
+    match profile {
+        Profile::Spec => {
+            role_line(line)?;
+            Some(role_word_at(line))
+        }
+        Profile::Promptflow => {
+            let mut i = skip_space(line, 0);
+            if line.get(i..)?.starts_with('#') {
+                i = skip_space(line, i + 1);
+            }
+            let len = promptflow_role_prefix(line.get(i..)?.as_bytes())?.len();
+            let j = skip_space(line, i + len);
+            if !line.get(j..)?.starts_with(':') {
+                return None;
+            }
+            (skip_space(line, j + 1) == line.len()).then_some(i)
+        }
+    }
+}
 
 /// Where the run of Python whitespace from `i` ends.
 #[inline]
