@@ -9,7 +9,7 @@
 //! whitespace control, so a line break that `-` (Jinja), `~` (Handlebars), `trim_blocks` or a
 //! standalone tag removes is not in the view.
 //!
-//! - Jinja: the template data between tags (minijinja's lexing, [`crate::lexer::jinja_lex`]),
+//! - Jinja: the template data between tags (minijinja's tokenizer, [`prompty_jinja::lexer::jinja_lex`]),
 //!   trimmed as its tags' whitespace control trims it; comments render nothing between two
 //!   runs. `{{% raw %}}` blocks are runs too where the profile reaches into them.
 //! - Mustache: the template's literal text ([`prompty_mustache::Template::literals`]).
@@ -120,15 +120,12 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
         last_ends = false;
         match item {
             JinjaItem::Data(d) => {
-                let kept = d.kept(body);
-                let text = body.get(kept.clone()).unwrap_or("");
-                if !text.is_empty() {
-                    layout.push(text, follows, Origin::Body { at: kept.start, tag: plain }, direct);
-                    follows = true;
-                }
-                last_ends = d.range.end == body.len() && kept.end == body.len();
+                let text = body.get(d.range.clone()).unwrap_or("");
+                layout.push(text, follows, Origin::Body { at: d.range.start, tag: plain }, direct);
+                follows = true;
+                last_ends = d.range.end == body.len();
             }
-            JinjaItem::Comment => {}
+            JinjaItem::TrimmedEnd => last_ends = true,
             JinjaItem::Raw(kept, ends) if raw => {
                 let text = body.get(kept.clone()).unwrap_or("");
                 if !text.is_empty() {

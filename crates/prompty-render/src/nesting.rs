@@ -354,6 +354,20 @@ fn is_chain(bytes: &[u8], i: usize) -> bool {
     !matches!(bytes.get(j), None | Some(b'}'))
 }
 
+/// The offset after the string literal whose opening quote is at `i` (backslash escapes
+/// skipped), or past the end when it is not closed.
+fn after_string(b: &[u8], mut i: usize) -> usize {
+    let quote = b.get(i).copied();
+    i += 1;
+    while let Some(&c) = b.get(i) {
+        i += if c == b'\\' { 2 } else { 1 };
+        if Some(c) == quote {
+            break;
+        }
+    }
+    i
+}
+
 /// Scans one tag from `i` to its closing `}}` (outside string literals). Returns the
 /// offset after the tag and the deepest bracket nesting inside it.
 fn scan_tag(bytes: &[u8], mut i: usize) -> (usize, usize) {
@@ -363,7 +377,7 @@ fn scan_tag(bytes: &[u8], mut i: usize) -> (usize, usize) {
         match b {
             b'}' if bytes.get(i + 1) == Some(&b'}') => return (i + 2, deepest),
             b'"' | b'\'' => {
-                i = prompty_jinja::lexer::after_string(bytes, i);
+                i = after_string(bytes, i);
                 continue;
             }
             b'(' | b'[' | b'{' => {
