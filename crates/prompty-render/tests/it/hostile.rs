@@ -45,41 +45,6 @@ fn kind(r: Result<Vec<Message>, Error>) -> (ErrorKind, String) {
 }
 
 #[test]
-fn exploding_jinja_loops_run_out_of_fuel() {
-    let body = "user:\n{% for a in range(100000) %}{% for b in range(100000) %}{% for c in range(100000) %}{{ a }}{% endfor %}{% endfor %}{% endfor %}";
-    let (k, msg) = kind(prepare("jinja2", body, &Map::new()));
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-    assert!(msg.contains("ran out of fuel"), "{msg}");
-}
-
-#[test]
-fn exploding_string_repetition_runs_out_of_fuel() {
-    for body in ["user:\n{{ 'x' * 10000000000 }}", "user:\n{{ '%0999999999999d'|format(1) }}"] {
-        let (k, msg) = kind(prepare("jinja2", body, &Map::new()));
-        assert_eq!(k, ErrorKind::Limit, "{body}: {msg}");
-    }
-    // minijinja's range stops at Jinja2's sandbox limit: a budget error naming it.
-    let (k, msg) = kind(prepare("jinja2", "user:\n{{ range(1000000000)|list|length }}", &Map::new()));
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-    assert!(msg.contains("`range` would make more than 100000 items"), "{msg}");
-}
-
-#[test]
-fn output_beyond_the_cap_is_an_error() {
-    let limits = TEST_LIMITS.with_max_output(1 << 20);
-    let body = "user:\n{% for a in range(100000) %}0123456789012345678901234567890123456789{% endfor %}";
-    let (k, msg) = kind(prepare_with("", "jinja2", body, &Map::new(), limits));
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-}
-
-#[test]
-fn deep_macro_recursion_is_stopped_with_default_limits() {
-    let body = "user:\n{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}";
-    let (k, msg) = kind(prepare_with("", "jinja2", body, &Map::new(), Limits::default()));
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-}
-
-#[test]
 fn deeply_nested_template_syntax_is_a_syntax_error() {
     let parens = format!("user:\n{{{{ {}1{} }}}}", "(".repeat(100_000), ")".repeat(100_000));
     let ifs = format!("user:\n{}x{}", "{% if true %}".repeat(5_000), "{% endif %}".repeat(5_000));
@@ -97,33 +62,6 @@ fn deeply_nested_mustache_sections_are_a_syntax_error() {
     let (k, msg) = kind(prepare("mustache", &body, &Map::new()));
     assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
     assert!(msg.contains("nesting too deep"), "{msg}");
-}
-
-#[test]
-fn exploding_mustache_sections_hit_the_output_cap() {
-    let fm =
-        format!("inputs:\n  a: {{kind: array, items: {{kind: integer}}, default: [{}]}}\n", vec!["1"; 1000].join(","));
-    let body = "user:\n{{#a}}{{#a}}{{#a}}0123456789{{/a}}{{/a}}{{/a}}";
-    let limits = TEST_LIMITS.with_max_output(1 << 20);
-    let (k, msg) = kind(prepare_with(&fm, "mustache", body, &Map::new(), limits));
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-}
-
-#[test]
-fn recursive_handlebars_partials_are_refused_at_compile_time() {
-    for body in [
-        "user:\n{{#*inline \"p\"}}{{> p}}{{/inline}}{{> p}}",
-        "user:\n{{#*inline \"p\"}}{{#if true}}{{> q}}{{/if}}{{/inline}}{{#*inline \"q\"}}{{> p}}{{/inline}}{{> p}}",
-        "user:\n{{#*inline \"p\"}}{{> @partial-block}}{{/inline}}{{#> p}}x{{/p}}",
-    ] {
-        let (k, msg) = kind(prepare("handlebars", body, &Map::new()));
-        assert_eq!(k, ErrorKind::TemplateSyntax, "{body}: {msg}");
-        assert!(msg.contains("inline partial calls a partial"), "{msg}");
-    }
-    // A partial that calls no partial still works.
-    let messages =
-        prepare("handlebars", "user:\n{{#*inline \"p\"}}hi{{/inline}}{{> p}} {{> p}}", &Map::new()).expect("renders");
-    assert_eq!(messages[0].text_content(), "hi hi");
 }
 
 #[test]
@@ -174,14 +112,6 @@ fn many_role_lines_split_in_linear_time() {
     let body = "user:\nhi\nassistant:\nhello\n".repeat(5_000);
     let messages = prepare("jinja2", &body, &Map::new()).expect("renders");
     assert_eq!(messages.len(), 10_000);
-}
-
-#[test]
-fn mixed_newlines_and_bom_in_the_body() {
-    let body = "\u{feff}system:\r\nA\rB\nuser:\r\n{{ q }}\r\n";
-    let inputs: Map<String, Value> = [("q".to_owned(), json!("x\ry\r\nz"))].into_iter().collect();
-    let messages = prepare("jinja2", body, &inputs).expect("renders");
-    assert_eq!(messages.len(), 2, "{messages:?}");
 }
 
 fn mutate(rng: &mut Rng, seed: &str, tokens: &[&str]) -> String {
@@ -442,44 +372,6 @@ const TOO_DEEP: &str = "nests deeper than 100 levels (each block, bracket, subex
                         attribute and call counts one); split it into smaller parts";
 
 #[test]
-fn mustache_sections_nested_four_deep_over_1000_items_stop() {
-    let body = "user:\n{{#a}}{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}{{/a}}";
-    let (k, msg, at) = outcome(&integers("a", 1000), "mustache", body);
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-    assert_eq!(
-        msg,
-        "Mustache render error: step limit exceeded: rendering took more than 1000000 steps (template nodes \
-         visited and section bodies run)"
-    );
-    // The innermost section, whose empty body ran once too often.
-    assert_eq!(at, Some((8, 19)));
-}
-
-#[test]
-fn handlebars_each_nested_four_deep_over_100_items_stops() {
-    let body =
-        "user:\n{{#each a}}{{#each ../a}}{{#each ../../a}}{{#each ../../../a}}{{/each}}{{/each}}{{/each}}{{/each}}";
-    let (k, msg, at) = outcome(&integers("a", 100), "handlebars", body);
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-    assert_eq!(msg, "the render took more than 1000000 steps (too much work for one render; is there a runaway loop?)");
-    // The innermost `#each`, whose empty body ran once too often.
-    assert_eq!(at, Some((8, 43)));
-}
-
-#[test]
-fn handlebars_each_three_deep_over_300_items_stops_at_the_output_cap() {
-    // 27 million items of 60 bytes: 1.6 GB before the cap, were the text built first.
-    let body = format!(
-        "user:\n{{{{#each a}}}}{{{{#each ../a}}}}{{{{#each ../../a}}}}{}{{{{/each}}}}{{{{/each}}}}{{{{/each}}}}",
-        "x".repeat(60)
-    );
-    let (k, msg, at) = outcome(&integers("a", 300), "handlebars", &body);
-    assert_eq!(k, ErrorKind::Limit, "{msg}");
-    assert_eq!(msg, "rendered output exceeds the limit of 33554432 bytes; is there a runaway loop?");
-    assert_eq!(at, Some((8, 43)));
-}
-
-#[test]
 fn handlebars_twenty_thousand_nested_ifs_are_a_diagnostic() {
     for n in [10_000, 20_000] {
         let body = format!("user:\n{}x{}", "{{#if true}}".repeat(n), "{{/if}}".repeat(n));
@@ -544,106 +436,6 @@ fn jinja_deep_expressions_are_a_diagnostic() {
 }
 
 #[test]
-fn jinja_list_doubling_in_a_namespace_is_refused() {
-    let body = "user:\n{% set ns = namespace(x=[1]) %}{% for i in range(40) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x|length }}";
-    let (k, msg, at) = outcome("", "jinja2", body);
-    assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
-    assert!(msg.starts_with("template refused: this value combines two values the template built itself"), "{msg}");
-    assert_eq!(at, Some((6, 70)));
-}
-
-#[test]
-fn jinja_values_that_grow_without_bound_are_refused() {
-    for body in [
-        // Doubling through forty `set` lines, with no namespace.
-        format!("{{% set a = [q] %}}{}{{{{ a|tojson }}}}", "{% set a = [a, a] %}".repeat(40)),
-        // Nesting one level per iteration: serializing 100,000 levels overflowed the stack.
-        "{% set ns = namespace(x=1) %}{% for i in range(99999) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|tojson }}"
-            .to_owned(),
-        // A macro passing a doubled value to itself.
-        "{% macro f(x, n) %}{{ f(x + x, n - 1) if n else x|length }}{% endmacro %}{{ f([1], 40) }}".to_owned(),
-    ] {
-        let (k, msg, _) = outcome("", "jinja2", &format!("user:\n{body}"));
-        assert_eq!(k, ErrorKind::TemplateSyntax, "{body}: {msg}");
-        assert!(msg.starts_with("template refused: this value combines"), "{msg}");
-    }
-}
-
-#[test]
-fn jinja_namespace_stored_in_itself_is_refused() {
-    // `{{ ns|tojson }}` on such a namespace overflowed the stack.
-    let body = "user:\n{% set ns = namespace() %}{% set ns.x = ns %}{{ ns|tojson }}";
-    let (k, msg, at) = outcome("", "jinja2", body);
-    assert_eq!(k, ErrorKind::TemplateSyntax, "{msg}");
-    assert_eq!(
-        msg,
-        "template refused: a namespace is used here as a value; namespaces can only be read and assigned through \
-         their attributes (`ns.attr`), since a namespace stored in itself never ends"
-    );
-    assert_eq!(at, Some((6, 41)));
-}
-
-#[test]
-fn jinja_output_cap_counts_captured_and_discarded_text() {
-    let limits = TEST_LIMITS.with_max_output(1 << 20);
-    let loops = "{% for i in range(2000) %}{% for j in range(100) %}{{ q }}{% endfor %}{% endfor %}";
-    let fm = "inputs:\n  q: {kind: string, default: '0123456789'}\n";
-    for body in [
-        // Captured by `set` and never printed.
-        format!("{{% set x %}}{loops}{{% endset %}}done"),
-        // Captured by a macro whose result is thrown away.
-        format!("{{% macro m() %}}{loops}{{% endmacro %}}{{% set _ = m() %}}done"),
-        // Captured by `caller()` inside a call block.
-        format!("{{% macro m() %}}{{{{ caller()|length }}}}{{% endmacro %}}{{% call m() %}}{loops}{{% endcall %}}"),
-    ] {
-        let (k, msg) = kind(prepare_with(fm, "jinja2", &format!("user:\n{body}"), &Map::new(), limits));
-        assert_eq!(k, ErrorKind::Limit, "{body}: {msg}");
-        assert_eq!(
-            msg,
-            "rendered output exceeds the limit of 1048576 bytes (text written into `set` blocks, macros and \
-             `caller()` counts too); is there a runaway loop?"
-        );
-    }
-    // Below the cap the same templates render.
-    let small = loops.replace("2000", "2");
-    let body = format!("user:\n{{% set x %}}{small}{{% endset %}}{{{{ x|length }}}}");
-    let messages = prepare_with(fm, "jinja2", &body, &Map::new(), limits).expect("renders");
-    assert_eq!(messages[0].text_content(), "2000");
-}
-
-#[test]
-fn jinja_printing_a_huge_lazy_list_stops_at_the_output_cap() {
-    // A list repeated 10 million times (the most minijinja repeats) is one lazy value;
-    // printing it stops at the cap instead of building the whole text first.
-    let limits = TEST_LIMITS.with_max_output(1 << 20);
-    for body in ["{{ ['x'] * 10000000 }}", "{% set s %}{{ ['x'] * 10000000 }}{% endset %}"] {
-        let (k, msg) = kind(prepare_with("", "jinja2", &format!("user:\n{body}"), &Map::new(), limits));
-        assert_eq!(k, ErrorKind::Limit, "{body}: {msg}");
-        assert!(msg.starts_with("rendered output exceeds the limit of 1048576 bytes"), "{msg}");
-    }
-}
-
-#[test]
-fn handlebars_partial_block_with_a_thrown_away_body_is_refused() {
-    for body in [
-        "user:\n{{#*inline \"p\"}}hi{{/inline}}{{#> p}}{{#each a}}{{#each ../a}}x{{/each}}{{/each}}{{/p}}",
-        "user:\n{{#> (lookup this \"name\")}}body{{/}}",
-    ] {
-        let (k, msg, _) = outcome("", "handlebars", body);
-        assert_eq!(k, ErrorKind::TemplateSyntax, "{body}: {msg}");
-        assert!(msg.starts_with("Handlebars syntax error: the body of this partial block would be rendered"), "{msg}");
-    }
-    // A partial block whose partial does not exist renders its body, counted as usual.
-    let messages = prepare(
-        "handlebars",
-        "user:\n{{#> missing}}fallback {{x}}{{/missing}}",
-        &[("x".to_owned(), json!(1))].into_iter().collect(),
-    )
-    .expect("renders");
-    assert_eq!(messages[0].text_content(), "fallback 1");
-}
-
-#[test]
 fn each_engine_counts_steps_and_stops_at_the_same_budget() {
     let limits = Limits::DEFAULT.with_steps(1_000);
     let fm = integers("a", 5_000);
@@ -697,41 +489,4 @@ fn templates_at_the_nesting_limit_compile_and_render_on_a_small_stack() {
     assert_eq!(filters.expect("filters render"), 1);
     assert_eq!(hbs.map_err(|e| e.kind()), Err(ErrorKind::TemplateRender), "concat is not a helper");
     assert_eq!(mustache.expect("sections render"), 1);
-}
-
-/// A lazily repeated list (`['x'] * 10**7`, the most minijinja repeats here) costs nothing until something walks it: every
-/// walk (comparison, `in`, filters and methods that collect it) stops within the budget.
-#[test]
-fn jinja_lazy_sequences_are_walked_within_the_budget() {
-    for expr in [
-        "(['x'] * 10000000) == (['x'] * 10000000)",
-        "(['x'] * 10000000) != (['x'] * 10000000)",
-        "q * 10000000 == q * 10000000",
-        "[(['x'] * 10000)] * 1000 == [(['x'] * 10000)] * 1000",
-        "{'a': (['x'] * 10000000)} == {'a': (['x'] * 10000000)}",
-        "'x' in (['y'] * 10000000)",
-        "(['x'] * 10000000)|last",
-        "(['x'] * 10000000)|random",
-        "(['x'] * 10000000)|slice(3)|list|length",
-        "(['x'] * 10000000)|join",
-        "((['x'] * 10000) * 1000)|join",
-        "(['x'] * 10000000)|string|length",
-        "'%s' % ((['x'] * 10000000),)",
-        "'{}'.format(['x'] * 10000000)",
-        "(['x'] * 10000000)|tojson",
-        "(['x'] * 10000000)|upper",
-    ] {
-        let start = Instant::now();
-        let fm = "inputs:\n  q: {kind: array, items: {kind: string}, default: ['x']}\n";
-        let result = prepare_with(fm, "jinja2", &format!("user:\n{{{{ {expr} }}}}"), &Map::new(), Limits::default());
-        let (k, msg) = kind(result);
-        assert_eq!(k, ErrorKind::Limit, "{expr}: {msg}");
-        assert!(start.elapsed() < HANG_GUARD, "{expr}: took {:?}", start.elapsed());
-    }
-    // Longer repetitions are refused when they are made.
-    let (k, msg) = kind(prepare("jinja2", "user:\n{{ (['x'] * 100000000)[-1] }}", &Map::new()));
-    assert_eq!((k, msg.as_str()), (ErrorKind::TemplateRender, "template error: repeated sequence is too large"));
-    // Small comparisons still fold and render as before.
-    let messages = prepare("jinja2", "user:\n{{ [1, 2] == [1, 2] }} {{ ['x'] * 3 != ['x', 'x', 'x'] }}", &Map::new());
-    assert_eq!(messages.expect("renders")[0].text_content(), "True False");
 }

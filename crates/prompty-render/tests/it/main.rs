@@ -14,3 +14,4 @@ mod jinja_compat_limits;
 mod limits;
 mod promptflow_inputs;
 mod promptflow_split;
+mod security;
