@@ -21,7 +21,7 @@ use crate::parse;
 /// let options = RenderOptions::default().with_max_output(1024).with_max_depth(10);
 /// assert_eq!(options.max_output, 1024);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct RenderOptions {
     /// How deeply partials, parents and block substitutions may nest
