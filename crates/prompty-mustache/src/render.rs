@@ -21,7 +21,7 @@ use crate::parse;
 /// let options = RenderOptions::default().with_max_output(1024).with_max_depth(10);
 /// assert_eq!(options.max_output, 1024);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct RenderOptions {
     /// How deeply partials, parents and block substitutions may nest
@@ -36,6 +36,14 @@ pub struct RenderOptions {
     /// are counted even when their body is empty. Guards against templates
     /// whose work grows much faster than their output. Default: 50 million.
     pub max_steps: u64,
+    /// How an interpolated value that is not a string prints, when the caller
+    /// wants another form than this crate's (numbers as `serde_json` writes
+    /// them, `true`/`false`, arrays and objects as compact JSON). Strings
+    /// always print as they are and missing names as nothing. Default: `None`.
+    pub display: Option<fn(&Value) -> String>,
+    /// Whether an empty object is falsey, as in Python (`bool({})`), instead
+    /// of truthy as the spec's `!!data` rule makes it. Default: `false`.
+    pub empty_object_falsey: bool,
 }
 
 impl RenderOptions {
@@ -66,6 +74,20 @@ impl RenderOptions {
         self.max_steps = max_steps;
         self
     }
+
+    /// Sets [`display`](Self::display).
+    #[must_use]
+    pub fn with_display(mut self, display: fn(&Value) -> String) -> Self {
+        self.display = Some(display);
+        self
+    }
+
+    /// Sets [`empty_object_falsey`](Self::empty_object_falsey).
+    #[must_use]
+    pub fn with_empty_object_falsey(mut self, falsey: bool) -> Self {
+        self.empty_object_falsey = falsey;
+        self
+    }
 }
 
 impl Default for RenderOptions {
@@ -74,6 +96,8 @@ impl Default for RenderOptions {
             max_depth: Self::DEFAULT_MAX_DEPTH,
             max_output: Self::DEFAULT_MAX_OUTPUT,
             max_steps: Self::DEFAULT_MAX_STEPS,
+            display: None,
+            empty_object_falsey: false,
         }
     }
 }
@@ -355,13 +379,16 @@ impl<'d> Renderer<'d, '_> {
                 let Some(value) = self.lookup(frame.tmpl.slice(name.span)) else {
                     return Ok(());
                 };
-                let shown = display(value);
+                let shown = match (value, self.options.display) {
+                    (Value::String(_), _) | (_, None) => display(value),
+                    (_, Some(show)) => Cow::Owned(show(value)),
+                };
                 if *escape { self.value(&escape_html(&shown), *tag, frame) } else { self.value(&shown, *tag, frame) }
             }
             Node::Section { name, inverted, tag, body } => {
                 let value = self.lookup(frame.tmpl.slice(name.span));
                 if *inverted {
-                    if !value.is_some_and(truthy) {
+                    if !value.is_some_and(|v| self.truthy(v)) {
                         self.descend(*tag, frame, |r| r.nodes(body, frame))?;
                     }
                     return Ok(());
@@ -373,13 +400,21 @@ impl<'d> Renderer<'d, '_> {
                         }
                         Ok(())
                     }
-                    Some(value) if truthy(value) => self.section_body(value, body, *tag, frame),
+                    Some(value) if self.truthy(value) => self.section_body(value, body, *tag, frame),
                     _ => Ok(()),
                 }
             }
             Node::Partial { name, tag, indent } => self.include(("partial", *name), *tag, *indent, &[], frame),
             Node::Parent { name, tag, indent, args } => self.include(("parent", *name), *tag, *indent, args, frame),
             Node::Block { index } => self.block(*index, frame),
+        }
+    }
+
+    /// [`truthy`], with an empty object falsey when the options say so.
+    fn truthy(&self, value: &Value) -> bool {
+        match value {
+            Value::Object(map) if self.options.empty_object_falsey => !map.is_empty(),
+            other => truthy(other),
         }
     }
 

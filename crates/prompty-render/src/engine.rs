@@ -231,7 +231,9 @@ impl Engine {
                 let options = prompty_mustache::RenderOptions::default()
                     .with_max_depth(limits.recursion)
                     .with_max_output(limits.max_output)
-                    .with_max_steps(limits.steps);
+                    .with_max_steps(limits.steps)
+                    .with_display(chevron_display)
+                    .with_empty_object_falsey(true);
                 // The Mustache engine renders into a string of its own: the marks are taken
                 // out afterwards.
                 let unmarked = |text: String| match mark_text {
@@ -655,5 +657,19 @@ fn jinja_error(e: &minijinja::Error, body: &str, loc: &BodyLocation, limits: &Li
     match e.line().and_then(|l| loc.locate(body, l, e.range())) {
         Some(span) => err.with_span(span),
         None => err,
+    }
+}
+
+/// How chevron, the Mustache engine of the Prompty Python runtime, prints a value that is not
+/// a string: Python's `str()` (`True`, `1.0`, `1e+21`, `['a', 1]`, `{'k': None}`), except that
+/// `None` and an empty list or object print nothing (chevron prints `value or ''`).
+#[cfg(feature = "mustache")]
+fn chevron_display(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => String::new(),
+        Value::Array(items) if items.is_empty() => String::new(),
+        Value::Object(map) if map.is_empty() => String::new(),
+        other => crate::pyrepr::str_value(&crate::context::jinja_value(other)),
     }
 }
