@@ -264,6 +264,7 @@ pub mod machinery {
     pub use crate::compiler::codegen::CodeGenerator;
     pub use crate::compiler::instructions::{Instruction, Instructions};
     pub use crate::compiler::lexer::{tokenize, Tokenizer};
+    // prompty patch: the variables a parsed template reads, for the linter.
     pub use crate::compiler::meta::find_undeclared;
     pub use crate::compiler::parser::{parse, parse_expr};
     pub use crate::compiler::tokens::{Span, Token};

@@ -296,6 +296,22 @@ impl<'env, 'source> Template<'env, 'source> {
         self._eval(ctx.into(), &mut Output::new(w)).map(|_| ())
     }
 
+    /// Where `text`, a string a render of this template wrote, lies in the template's
+    /// source: `Some(offset)` when it is the source's bytes `offset..offset + text.len()`.
+    ///
+    /// A render writes the template's own text (what is outside its tags, after whitespace
+    /// control) as slices of the source it was compiled from, never as copies, and nothing
+    /// else it writes points into the source: values own their text (a string literal of
+    /// the template is copied when it is compiled). So a writer given to
+    /// [`render_to_fmt`](Self::render_to_fmt) can tell, write by write, which writes are the
+    /// template's text and where they come from.
+    // prompty patch: the provenance of the template's own text, for the renderer's marks.
+    pub fn source_offset(&self, text: &str) -> Option<usize> {
+        let source = self.source();
+        let offset = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+        (offset <= source.len() && text.len() <= source.len() - offset).then_some(offset)
+    }
+
     fn _render(&self, root: Value) -> Result<String, Error> {
         let mut rv = String::with_capacity(self.compiled.buffer_size_hint);
         self._eval(root, &mut Output::new(&mut rv)).map(|_| rv)

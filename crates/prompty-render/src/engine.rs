@@ -210,7 +210,7 @@ impl Engine {
                 let tmpl = env.get_template(TEMPLATE_NAME).map_err(|e| jinja_error(&e, body, loc, limits))?;
                 let mut out = CappedString::new(limits.max_output, body.len() * 2, mark_text, marks + direct.len());
                 if !direct.is_empty() {
-                    out.direct = Some(Direct::new(tmpl.source(), direct));
+                    out.direct = Some(Direct::new(&tmpl, direct));
                 }
                 start_count(mark.copied(), limits);
                 let result = tmpl.render_to_fmt(ctx.to_minijinja(mark_text), &mut out);

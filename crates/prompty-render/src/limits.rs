@@ -114,28 +114,23 @@ pub(crate) struct Capped<'m, B> {
 }
 
 /// Places of a compiled Jinja template's own text that the render writes straight to its
-/// output: minijinja writes template text as slices of the template's source, which no
-/// value can point into (values own their text), so a write that points into the source
-/// at offset `k` is the template's text from `k`, and each place in it is recorded where
-/// the write puts it, as a mark in that place would be.
+/// output: the fork's [`Template::source_offset`](minijinja::Template::source_offset) tells
+/// which writes are the template's text and from where in its source, and each place in such
+/// a write is recorded where the write puts it, as a mark in that place would be.
 pub(crate) struct Direct<'m> {
-    /// The address and length of the compiled template's source.
-    source: (usize, usize),
+    template: &'m minijinja::Template<'m, 'm>,
     /// Byte offsets in the source, ascending.
     places: &'m [usize],
 }
 
 impl<'m> Direct<'m> {
-    pub(crate) fn new(source: &'m str, places: &'m [usize]) -> Self {
-        Self { source: (source.as_ptr().addr(), source.len()), places }
+    pub(crate) fn new(template: &'m minijinja::Template<'m, 'm>, places: &'m [usize]) -> Self {
+        Self { template, places }
     }
 
     /// Records into `out` the places that `s`, written at `at`, holds.
     fn record(&self, s: &str, at: usize, out: &mut Vec<usize>) {
-        let offset = s.as_ptr().addr().wrapping_sub(self.source.0);
-        if offset >= self.source.1 {
-            return;
-        }
+        let Some(offset) = self.template.source_offset(s) else { return };
         let first = self.places.partition_point(|&p| p < offset);
         let end = offset + s.len();
         for &p in self.places.get(first..).unwrap_or_default().iter().take_while(|&&p| p < end) {
@@ -267,15 +262,18 @@ mod tests {
         assert_eq!((plain.buf.as_str(), plain.places.len()), (m, 0));
     }
 
-    /// Direct places are recorded for writes that point into the template's source, at the
-    /// offset the write puts them; the same text from anywhere else records nothing.
+    /// Direct places are recorded for writes of the template's own text, at the offset the
+    /// write puts them; the same text from anywhere else records nothing.
     #[test]
     fn direct_places_come_from_the_source_not_from_equal_text() {
-        let source = String::from("system:\nA\nuser:\nB");
+        let mut env = minijinja::Environment::new();
+        env.add_template("t", "system:\nA\nuser:\nB").expect("compiles");
+        let template = env.get_template("t").expect("exists");
+        let source = template.source();
         let places = [0, 10];
         let mut out = CappedString::new(100, 0, None, 0);
-        out.direct = Some(Direct::new(&source, &places));
-        let copy = source.clone();
+        out.direct = Some(Direct::new(&template, &places));
+        let copy = source.to_owned();
         for piece in [&copy[..10], "x", &source[..3], &source[3..12], &source[12..], &copy[10..]] {
             assert!(out.write_str(piece).is_ok());
         }
@@ -284,10 +282,46 @@ mod tests {
         // (written at 14 + 7); the copies hold none.
         assert_eq!(out.places, [11, 21]);
         assert_eq!(&out.buf[21..25], "user");
-        // A write that starts right after the source's end records nothing.
-        let mut out = CappedString::new(100, 0, None, 0);
-        out.direct = Some(Direct::new(&source[..10], &places));
-        assert!(out.write_str(&source[10..]).is_ok());
-        assert!(out.places.is_empty());
+    }
+
+    /// What the renderer relies on in the fork: a render writes the template's text (after
+    /// whitespace control and trim_blocks, in loops, raw blocks and after values) as slices
+    /// of its source, and no value it prints is taken for one, even when equal to template
+    /// text or printed from a string literal of the template.
+    #[test]
+    fn a_render_writes_the_template_text_from_its_source_and_nothing_else() {
+        struct Writes<'t> {
+            template: &'t minijinja::Template<'t, 't>,
+            text: Vec<(String, Option<usize>)>,
+        }
+        impl fmt::Write for Writes<'_> {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                self.text.push((s.to_owned(), self.template.source_offset(s)));
+                Ok(())
+            }
+        }
+        let body = "A{% for x in xs %}-{{ x }}{% endfor %}\n{% raw %}R{{ }}{% endraw %}{{ 'A' }}{{ y -}}  Z\n{#c#}B";
+        let mut env = prompty_jinja::environment();
+        env.set_syntax(prompty_jinja::syntax(true));
+        env.add_template("t", body).expect("compiles");
+        let template = env.get_template("t").expect("exists");
+        let mut w = Writes { template: &template, text: Vec::new() };
+        template.render_to_fmt(minijinja::context! { xs => ["-", "A"], y => "Z" }, &mut w).expect("renders");
+        let all: String = w.text.iter().map(|(s, _)| s.as_str()).collect();
+        // trim_blocks takes the line break after `{% endfor %}`; `-}}` the blanks before `Z`.
+        assert_eq!(all, "A---AR{{ }}AZZ\nB");
+        let source = template.source();
+        let from_source: Vec<&str> = w
+            .text
+            .iter()
+            .filter_map(|(s, at)| {
+                at.map(|k| {
+                    assert_eq!(&source[k..k + s.len()], s);
+                    s.as_str()
+                })
+            })
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(from_source, ["A", "-", "-", "R{{ }}", "Z\n", "B"]);
     }
 }

@@ -16,10 +16,10 @@
 //!
 //! In Jinja, a place in text the render writes straight to its output (outside any block
 //! whose output becomes a value) gets no mark: it is a *direct* place, recorded by the
-//! writer where the text it writes points into the compiled template's source
-//! ([`crate::limits::Direct`]), the same place a mark would have given. Only places in
-//! capturing blocks (macros, `call`, `filter`, `set` and `block` bodies, recursive loops;
-//! [`crate::lexer::block_of`]) get marks; a template brought in by `include`, `import`, `from` or
+//! writer when the fork tells it a write is the template's own text and from where
+//! ([`crate::limits::Direct`], `Template::source_offset`), the same place a mark would have
+//! given. Only places in capturing blocks (macros, `call`, `filter`, `set` and `block`
+//! bodies, recursive loops; [`prompty_jinja::lexer`]) get marks; a template brought in by `include`, `import`, `from` or
 //! `extends`, or a block structure that does not add up, gives every place a mark.
 //!
 //! Where whitespace control glues a role line to something else (its run starts with it),
@@ -39,7 +39,7 @@ use prompty_syntax::{Profile, TemplateFormat};
 
 use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::layout::{self, BOUNDARY, Layout, Origin};
 use crate::limits::Limits;
 use crate::roles::skip_space;
@@ -146,11 +146,9 @@ fn literal_text(t: &prompty_mustache::Template) -> String {
 /// Writes the mark's variable into `body` at the view offsets `places` and compiles it;
 /// a place in a run written straight to the output gets no mark and is kept as a byte
 /// offset of the compiled body ([`Marked::direct`]).
-/// `works` confirms a compiled template (given the number of marks). When the marked body
-/// does not compile or `works` refuses it (a lexer that disagrees with the engine's, a rare
-/// case), the places that work are found by halving, within a budget of compiles; a place
-/// left out is unmarked, so its role line is refused if it renders, never rendered
-/// differently.
+/// `works` confirms a compiled template (given the number of marks): a marked body that
+/// does not compile, or that `works` refuses, is an error (the template's own, when the
+/// plain body does not compile either).
 fn compile_with_places(
     how: &How<'_>,
     body: &str,
@@ -189,14 +187,13 @@ fn compile_with_places(
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
-    let attempt = |set: &[Insert<'_>]| compile(insert(body, set)).is_ok_and(|e| works(&e, set.len()));
-    let mut budget = FALLBACK_COMPILES;
-    let mut kept = Vec::new();
-    keep_working(&inserts, &attempt, &mut budget, &mut kept);
-    let marked = insert(body, &kept);
-    let engine = compile(marked.clone())?;
-    let direct = shifted(&direct, &kept);
-    Ok(Marked { body: marked, engine, marks: kept.len(), direct, lines: false, shapes: Shapes::default() })
+    // The marks go where the engine's own reading of the template puts its text
+    // ([`crate::layout`]), so a template that compiles compiles with them.
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        "the template compiles, but the marks that tell its own role lines from values cannot be placed in it; \
+         this is a bug: please report it with the template",
+    ))
 }
 
 /// The offsets `places` of a body (ascending) in the body with `inserts` written into it:
@@ -217,32 +214,6 @@ fn shifted(places: &[usize], inserts: &[Insert<'_>]) -> Vec<usize> {
 
 /// A tag to write into the body, at a byte offset.
 type Insert<'t> = (usize, &'t str);
-
-/// Compiles the fallback may spend finding the places that work.
-const FALLBACK_COMPILES: usize = 64;
-
-/// Adds to `kept` the places of `set` that `works`, halving sets that do not.
-fn keep_working<'t>(
-    set: &[Insert<'t>],
-    works: &dyn Fn(&[Insert<'t>]) -> bool,
-    budget: &mut usize,
-    kept: &mut Vec<Insert<'t>>,
-) {
-    if set.is_empty() || *budget == 0 {
-        return;
-    }
-    *budget -= 1;
-    if works(set) {
-        kept.extend_from_slice(set);
-        return;
-    }
-    if let [_] = set {
-        return;
-    }
-    let (left, right) = set.split_at(set.len() / 2);
-    keep_working(left, works, budget, kept);
-    keep_working(right, works, budget, kept);
-}
 
 /// `body` with each tag written at its offset (ascending).
 fn insert(body: &str, inserts: &[Insert<'_>]) -> String {

@@ -336,8 +336,9 @@ impl<'s> Tokenizer<'s> {
     #[inline(always)]
     fn advance(&mut self, bytes: usize) -> &'s str {
         let skipped = &self.rest()[..bytes];
-        // Line and column by counting (vectorized) rather than char by char: lines are
-        // the line feeds skipped, the column the characters after the last of them.
+        // prompty patch: line and column by counting (vectorized) rather than char by
+        // char: lines are the line feeds skipped, the column the characters after the last
+        // of them.
         let raw = skipped.as_bytes();
         let saturate = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
         let lines = raw.iter().filter(|&&b| b == b'\n').count();

@@ -331,7 +331,7 @@ fn rich_input_expansion_is_held_to_the_output_cap() {
 /// costs a bounded number of compiles to sort out, however many role lines it has; the
 /// marked ones render, the others are refused when they render.
 #[test]
-fn promptflow_marking_fallback_is_bounded() {
+fn promptflow_marking_of_many_role_lines_is_bounded() {
     let fm = "model:\n  api: chat\n";
     let head = "user:\nhi\n".repeat(4_000);
     let body = format!("system:\nA\n{head}{{{{=<% %>=}}}}\n{}", "user:\nhi\n".repeat(4_000));
