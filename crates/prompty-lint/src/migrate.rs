@@ -443,19 +443,6 @@ fn line_end(text: &str, offset: usize) -> usize {
     text.get(offset..).and_then(|s| s.find('\n')).map_or(text.len(), |i| offset + i + 1)
 }
 
-/// v1 `type` names to kinds, as the loader reads them.
-fn v1_kind(t: &str) -> PropertyKind {
-    match t.to_ascii_lowercase().as_str() {
-        "int" | "integer" => PropertyKind::Integer,
-        "float" | "double" | "number" => PropertyKind::Float,
-        "bool" | "boolean" => PropertyKind::Boolean,
-        "list" | "array" => PropertyKind::Array,
-        "dict" | "object" | "map" => PropertyKind::Object,
-        "image" => PropertyKind::Image,
-        _ => PropertyKind::String,
-    }
-}
-
 /// v1 parameters with a v2 option that compiles to the same request field. (`max_tokens` is
 /// not one: `maxOutputTokens` goes out as `max_completion_tokens` on OpenAI chat, which older
 /// Azure API versions reject; it stays as written under `additionalProperties`.)
@@ -885,7 +872,7 @@ impl Rewrite<'_> {
         for (k, v) in entries {
             match k.key_string().as_str() {
                 "type" => {
-                    let kind = v1_kind(v.as_str().unwrap_or(""));
+                    let kind = PropertyKind::from_v1_type(v.as_str().unwrap_or(""));
                     self.edit(k.span.clone(), "kind");
                     self.edit(v.span.clone(), kind.as_str());
                     if kind == PropertyKind::Array && value.get("items").is_none() {

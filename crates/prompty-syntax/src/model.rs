@@ -196,6 +196,20 @@ impl PropertyKind {
         Self::Audio,
     ];
 
+    /// The v2 kind for a v1 `type` name (`int`, `double`, `list`, `dict`, ...; anything else
+    /// is a string). v1 runtimes ignore the type: the loader and the migration read it so.
+    pub fn from_v1_type(t: &str) -> PropertyKind {
+        match t.to_ascii_lowercase().as_str() {
+            "int" | "integer" => PropertyKind::Integer,
+            "float" | "double" | "number" => PropertyKind::Float,
+            "bool" | "boolean" => PropertyKind::Boolean,
+            "list" | "array" => PropertyKind::Array,
+            "dict" | "object" | "map" => PropertyKind::Object,
+            "image" => PropertyKind::Image,
+            _ => PropertyKind::String,
+        }
+    }
+
     /// The kind's name as written in a file.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -159,7 +159,7 @@ impl Lowerer<'_> {
             }
             (None, Some(t)) => {
                 let text = self.string(Some(t), format_args!("{path}.type")).unwrap_or_default();
-                let kind = v1_kind(&text);
+                let kind = PropertyKind::from_v1_type(&text);
                 if let Some(key) = node.key_node("type") {
                     let name = path.rsplit('.').next().unwrap_or(&path).to_owned();
                     self.v1_types.push((key.span.clone(), name, kind));
@@ -249,18 +249,5 @@ impl Lowerer<'_> {
             _ => {}
         }
         Some(p)
-    }
-}
-
-/// The v2 kind for a v1 `type` name (v1 runtimes ignore the type; this is for lint and schemas).
-fn v1_kind(t: &str) -> PropertyKind {
-    match t.to_ascii_lowercase().as_str() {
-        "int" | "integer" => PropertyKind::Integer,
-        "float" | "double" | "number" => PropertyKind::Float,
-        "bool" | "boolean" => PropertyKind::Boolean,
-        "list" | "array" => PropertyKind::Array,
-        "dict" | "object" | "map" => PropertyKind::Object,
-        "image" => PropertyKind::Image,
-        _ => PropertyKind::String,
     }
 }
