@@ -250,6 +250,24 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_block_ends_the_template_when_the_text_after_it_is_trimmed_away() {
+        // The end tag's `-`, or trim_blocks, removes all the text after the block.
+        for (src, trim_blocks) in [("{% raw %}a{% endraw -%}\n ", false), ("{% raw %}a{%- endraw %}\n", true)] {
+            let items = jinja_lex(src, trim_blocks);
+            assert!(matches!(items.last(), Some(JinjaItem::TrimmedEnd)), "{src:?}");
+        }
+        // Text after it that renders is the end.
+        let items = jinja_lex("{% raw %}a{% endraw %}\n", false);
+        assert!(matches!(items.last(), Some(JinjaItem::Data(d)) if d.range == (22..23)));
+        // A raw block right after another is still read as one.
+        let raws = jinja_lex("{% raw %}a{% endraw -%} {% raw %}b{% endraw %}", false)
+            .into_iter()
+            .filter(|i| matches!(i, JinjaItem::Raw(..)))
+            .count();
+        assert_eq!(raws, 2);
+    }
+
+    #[test]
     fn kept_newlines_follow_whitespace_control() {
         let src = "a\n{% if x %}\nb\n{{ y -}}\n\nc \n {%- endif %}\n{# c +#}\nd\n";
         let kept: Vec<usize> = kept_newlines(src, &jinja_data(src));
