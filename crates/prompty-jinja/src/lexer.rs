@@ -72,6 +72,9 @@ pub fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
                 if opens_raw(gap) {
                     let after = src.get(end..).and_then(|r| r.find("%}")).map_or(src.len(), |k| end + k + 2);
                     out.push(JinjaItem::Raw(start..end, after == src.len()));
+                    // What follows the `{% endraw %}` tag is the next gap: text after it
+                    // that its `-` or trim_blocks removes entirely ends the template.
+                    prev_end = after;
                 } else {
                     out.push(JinjaItem::Data(Data { range: start..end }));
                     last_was_data = end == src.len();
