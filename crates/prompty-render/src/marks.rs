@@ -172,21 +172,28 @@ fn compile_with_places(
         return Ok(Marked { direct, ..unmarked(body, compile(body.to_owned())?) });
     }
     let marked = insert(body, &inserts);
-    if let Ok(engine) = compile(marked.clone())
-        && works(&engine, inserts.len())
-    {
-        let direct = shifted(&direct, &inserts);
-        return Ok(Marked {
-            body: marked,
+    let with_marks = |limits: &Limits| {
+        let engine = Engine::compile(how.format, marked.clone(), how.profile, limits, how.loc).ok()?;
+        works(&engine, inserts.len()).then(|| Marked {
+            body: marked.clone(),
             engine,
             marks: inserts.len(),
-            direct,
+            direct: shifted(&direct, &inserts),
             lines: false,
             shapes: Shapes::default(),
-        });
+        })
+    };
+    if let Some(m) = with_marks(how.limits) {
+        return Ok(m);
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
+    // A mark is an expression one level inside the text it stands in: the plain template
+    // is within the nesting limit, so the marked one is within one level more.
+    let deeper = Limits { max_nesting: how.limits.max_nesting.saturating_add(1), ..*how.limits };
+    if let Some(m) = with_marks(&deeper) {
+        return Ok(m);
+    }
     // The marks go where the engine's own reading of the template puts its text
     // ([`crate::layout`]), so a template that compiles compiles with them.
     Err(Error::new(
