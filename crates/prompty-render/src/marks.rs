@@ -158,13 +158,24 @@ fn compile_with_places(
 ) -> Result<Marked, Error> {
     let compile = |text: String| Engine::compile(how.format, text, how.profile, how.limits, how.loc);
     let mut inserts: Vec<Insert<'_>> = Vec::new();
+    let mut marks = 0usize;
     let mut direct = Vec::new();
     for &p in places {
         if let Some((layout::Run { origin: Origin::Body { at, tag }, direct: d, .. }, offset)) = layout.locate(p) {
             if *d {
                 direct.push(at + offset);
             } else if let Some(tag) = layout.tags.get(*tag) {
-                inserts.push((at + offset, tag.as_str()));
+                let at = at + offset;
+                // A `{` of the template's text right before the mark would open a tag with
+                // the mark's `{{`: it goes in a raw block of its own, which writes it as it was.
+                // (In a raw block, the mark's tag closes the block first.)
+                let after_brace = at > 0 && body.as_bytes().get(at - 1) == Some(&b'{');
+                if how.format == TemplateFormat::Jinja2 && after_brace && tag.starts_with("{{") {
+                    inserts.push((at - 1, "{% raw %}"));
+                    inserts.push((at, "{% endraw %}"));
+                }
+                inserts.push((at, tag.as_str()));
+                marks += 1;
             }
         }
     }
@@ -174,10 +185,10 @@ fn compile_with_places(
     let marked = insert(body, &inserts);
     let with_marks = |limits: &Limits| {
         let engine = Engine::compile(how.format, marked.clone(), how.profile, limits, how.loc).ok()?;
-        works(&engine, inserts.len()).then(|| Marked {
+        works(&engine, marks).then(|| Marked {
             body: marked.clone(),
             engine,
-            marks: inserts.len(),
+            marks,
             direct: shifted(&direct, &inserts),
             lines: false,
             shapes: Shapes::default(),
