@@ -72,6 +72,9 @@ pub fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
                 if opens_raw(gap) {
                     let after = src.get(end..).and_then(|r| r.find("%}")).map_or(src.len(), |k| end + k + 2);
                     out.push(JinjaItem::Raw(start..end, after == src.len()));
+                    // What follows the `{% endraw %}` tag is the next gap: text after it
+                    // that its `-` or trim_blocks removes entirely ends the template.
+                    prev_end = after;
                 } else {
                     out.push(JinjaItem::Data(Data { range: start..end }));
                     last_was_data = end == src.len();
@@ -247,6 +250,24 @@ mod tests {
         for tag in [" else %}", " elif y %}", " endraw %}", " endwhatever %}", " do x %}"] {
             assert_eq!(of(tag), Block::None, "{tag}");
         }
+    }
+
+    #[test]
+    fn a_raw_block_ends_the_template_when_the_text_after_it_is_trimmed_away() {
+        // The end tag's `-`, or trim_blocks, removes all the text after the block.
+        for (src, trim_blocks) in [("{% raw %}a{% endraw -%}\n ", false), ("{% raw %}a{%- endraw %}\n", true)] {
+            let items = jinja_lex(src, trim_blocks);
+            assert!(matches!(items.last(), Some(JinjaItem::TrimmedEnd)), "{src:?}");
+        }
+        // Text after it that renders is the end.
+        let items = jinja_lex("{% raw %}a{% endraw %}\n", false);
+        assert!(matches!(items.last(), Some(JinjaItem::Data(d)) if d.range == (22..23)));
+        // A raw block right after another is still read as one.
+        let raws = jinja_lex("{% raw %}a{% endraw -%} {% raw %}b{% endraw %}", false)
+            .into_iter()
+            .filter(|i| matches!(i, JinjaItem::Raw(..)))
+            .count();
+        assert_eq!(raws, 2);
     }
 
     #[test]

@@ -24,6 +24,8 @@
 mod compat;
 pub mod growth;
 pub mod lexer;
+#[cfg(test)]
+mod lexer_diff;
 pub mod pyrepr;
 
 use minijinja::syntax::SyntaxConfig;

@@ -158,13 +158,24 @@ fn compile_with_places(
 ) -> Result<Marked, Error> {
     let compile = |text: String| Engine::compile(how.format, text, how.profile, how.limits, how.loc);
     let mut inserts: Vec<Insert<'_>> = Vec::new();
+    let mut marks = 0usize;
     let mut direct = Vec::new();
     for &p in places {
         if let Some((layout::Run { origin: Origin::Body { at, tag }, direct: d, .. }, offset)) = layout.locate(p) {
             if *d {
                 direct.push(at + offset);
             } else if let Some(tag) = layout.tags.get(*tag) {
-                inserts.push((at + offset, tag.as_str()));
+                let at = at + offset;
+                // A `{` of the template's text right before the mark would open a tag with
+                // the mark's `{{`: it goes in a raw block of its own, which writes it as it was.
+                // (In a raw block, the mark's tag closes the block first.)
+                let after_brace = at > 0 && body.as_bytes().get(at - 1) == Some(&b'{');
+                if how.format == TemplateFormat::Jinja2 && after_brace && tag.starts_with("{{") {
+                    inserts.push((at - 1, "{% raw %}"));
+                    inserts.push((at, "{% endraw %}"));
+                }
+                inserts.push((at, tag.as_str()));
+                marks += 1;
             }
         }
     }
@@ -172,21 +183,28 @@ fn compile_with_places(
         return Ok(Marked { direct, ..unmarked(body, compile(body.to_owned())?) });
     }
     let marked = insert(body, &inserts);
-    if let Ok(engine) = compile(marked.clone())
-        && works(&engine, inserts.len())
-    {
-        let direct = shifted(&direct, &inserts);
-        return Ok(Marked {
-            body: marked,
+    let with_marks = |limits: &Limits| {
+        let engine = Engine::compile(how.format, marked.clone(), how.profile, limits, how.loc).ok()?;
+        works(&engine, marks).then(|| Marked {
+            body: marked.clone(),
             engine,
-            marks: inserts.len(),
-            direct,
+            marks,
+            direct: shifted(&direct, &inserts),
             lines: false,
             shapes: Shapes::default(),
-        });
+        })
+    };
+    if let Some(m) = with_marks(how.limits) {
+        return Ok(m);
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
+    // A mark is an expression one level inside the text it stands in: the plain template
+    // is within the nesting limit, so the marked one is within one level more.
+    let deeper = Limits { max_nesting: how.limits.max_nesting.saturating_add(1), ..*how.limits };
+    if let Some(m) = with_marks(&deeper) {
+        return Ok(m);
+    }
     // The marks go where the engine's own reading of the template puts its text
     // ([`crate::layout`]), so a template that compiles compiles with them.
     Err(Error::new(
