@@ -53,6 +53,16 @@ struct TagReader<'s> {
 /// the environment's setting). Reading stops at the first token minijinja cannot lex, where
 /// its parser stops too.
 pub fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
+    jinja_lex_with(src, trim_blocks, &mut |_, _| {})
+}
+
+/// [`jinja_lex`], handing every token it reads to `each` as well (a caller with another use
+/// for the tokens reads the template once).
+pub fn jinja_lex_with<'s>(
+    src: &'s str,
+    trim_blocks: bool,
+    each: &mut dyn FnMut(&Token<'s>, minijinja::machinery::Span),
+) -> Vec<JinjaItem> {
     let mut out = Vec::new();
     // The end of the previous token: what lies between it and the next one was skipped by
     // the tokenizer (comments, whitespace the tags removed, a raw block's tags).
@@ -61,6 +71,7 @@ pub fn jinja_lex(src: &str, trim_blocks: bool) -> Vec<JinjaItem> {
     let mut last_was_data = false;
     for item in tokenize(src, false, crate::syntax(trim_blocks)) {
         let Ok((token, span)) = item else { break };
+        each(&token, span);
         let (start, end) = (span.start_offset as usize, span.end_offset as usize);
         let gap = src.get(prev_end..start).unwrap_or("");
         prev_end = end;

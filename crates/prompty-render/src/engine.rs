@@ -115,14 +115,31 @@ impl Engine {
         limits: &Limits,
         loc: &BodyLocation,
     ) -> Result<Engine, Error> {
+        Self::compile_scanned(format, source, profile, limits, loc, None)
+    }
+
+    /// [`compile`](Self::compile), with the Jinja nesting scan's answer when the caller has
+    /// it already (the marked template: its plain text was scanned while laid out, and a
+    /// mark adds one expression level inside text, which the parser takes in its stride).
+    pub(crate) fn compile_scanned(
+        format: TemplateFormat,
+        source: String,
+        profile: Profile,
+        limits: &Limits,
+        loc: &BodyLocation,
+        scanned: Option<nesting::JinjaFacts>,
+    ) -> Result<Engine, Error> {
         match format {
             TemplateFormat::Jinja2 => {
                 let mut env = prompty_jinja::environment();
                 let syntax = prompty_jinja::syntax(profile == Profile::Promptflow);
                 // minijinja's parser and code generator recurse once per level: bound the
                 // depth first, then refuse values that could grow past the fuel.
-                let facts = nesting::scan_jinja(&source, limits.max_nesting)
-                    .map_err(|d| too_deep(&d, "template syntax error", &source, loc, limits))?;
+                let facts = match scanned {
+                    Some(facts) => facts,
+                    None => nesting::scan_jinja(&source, limits.max_nesting)
+                        .map_err(|d| too_deep(&d, "template syntax error", &source, loc, limits))?,
+                };
                 if facts.keeps_values
                     && let Ok(ast) = minijinja::machinery::parse(&source, TEMPLATE_NAME, syntax.clone())
                 {

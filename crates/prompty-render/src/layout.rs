@@ -23,7 +23,7 @@
 #[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};
 
-use prompty_jinja::lexer::{Block, JinjaItem, jinja_lex};
+use prompty_jinja::lexer::{Block, JinjaItem, jinja_lex_with};
 
 /// Stands in the view for anything that is not the template's literal text. Never part of
 /// a role line or label (it is not whitespace), so a role line next to one is not whole.
@@ -105,7 +105,14 @@ impl Layout {
 /// The layout of a Jinja body. With `raw`, the text of `{% raw %}` blocks is a run (a mark
 /// there closes the block, writes the variable and opens it again); without, a raw block is
 /// text the template writes without marks.
-pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
+///
+/// `each` sees every token of the template as it is read (the nesting scan).
+pub(crate) fn jinja<'s>(
+    body: &'s str,
+    trim_blocks: bool,
+    raw: bool,
+    each: &mut dyn FnMut(&minijinja::machinery::Token<'s>, minijinja::machinery::Span),
+) -> Layout {
     let mut layout = Layout::default();
     let plain = layout.tag(format!("{{{{ {} }}}}", crate::mark::MARK_VAR));
     let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::mark::MARK_VAR));
@@ -115,7 +122,7 @@ pub(crate) fn jinja(body: &str, trim_blocks: bool, raw: bool) -> Layout {
     let mut open: Vec<(&str, bool)> = Vec::new();
     let mut capturing = 0usize;
     let mut confused = false;
-    for item in jinja_lex(body, trim_blocks) {
+    for item in jinja_lex_with(body, trim_blocks, each) {
         let direct = capturing == 0;
         last_ends = false;
         match item {
@@ -273,10 +280,10 @@ mod tests {
     fn jinja_view_follows_whitespace_control() {
         let body = "A\n{% if x %}\nuser:\n{{ q -}}\n  B{# c #}C\n{% raw %}R{% endraw %}\nD";
         // The spec profile: no trim_blocks, raw blocks reached into.
-        assert_eq!(shown(&jinja(body, false, true)), "A\n|\nuser:\n|BC\nR\nD");
+        assert_eq!(shown(&jinja(body, false, true, &mut |_, _| {})), "A\n|\nuser:\n|BC\nR\nD");
         // The promptflow profile: trim_blocks, raw blocks left alone.
-        assert_eq!(shown(&jinja(body, true, false)), "A\n|user:\n|BC\n|D");
-        assert_eq!(shown(&jinja("{# c #}user:\n{{ q }}", true, false)), "user:\n|");
+        assert_eq!(shown(&jinja(body, true, false, &mut |_, _| {})), "A\n|user:\n|BC\n|D");
+        assert_eq!(shown(&jinja("{# c #}user:\n{{ q }}", true, false, &mut |_, _| {})), "user:\n|");
     }
 
     #[cfg(feature = "mustache")]

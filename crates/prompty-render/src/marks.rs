@@ -78,12 +78,19 @@ pub(crate) fn compile_marked(
     loc: &BodyLocation,
 ) -> Result<Marked, Error> {
     let spec = profile == Profile::Spec;
-    let how = How { format, profile, limits, loc };
+    let how = How { format, profile, limits, loc, scanned: None };
     match format {
         TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = prompty_jinja::normalize_newlines(body.to_owned());
-            let layout = layout::jinja(&body, profile == Profile::Promptflow, spec);
+            // One reading of the template's tokens for the layout and the nesting scan.
+            let mut depth = crate::nesting::JinjaDepth::new(limits.max_nesting);
+            let layout = layout::jinja(&body, profile == Profile::Promptflow, spec, &mut |t, s| depth.token(t, s));
+            let Ok(facts) = depth.finish() else {
+                // Too deep: compiling the plain template reports it, located.
+                return Engine::compile(format, body.clone(), profile, limits, loc).map(|e| unmarked(&body, e));
+            };
+            let how = How { scanned: Some(facts), ..how };
             let (places, lines, shapes) = plan(&layout.view, profile, layout.captures);
             compile_with_places(&how, &body, &layout, &places, &|_, _| true).map(|m| Marked { lines, shapes, ..m })
         }
@@ -131,6 +138,10 @@ struct How<'a> {
     profile: Profile,
     limits: &'a Limits,
     loc: &'a BodyLocation,
+    /// Jinja: the nesting scan of the plain template, made while it was laid out. The
+    /// marked template is not scanned again: a mark is an expression one level inside the
+    /// text it stands in, and the plain template is within the limit.
+    scanned: Option<crate::nesting::JinjaFacts>,
 }
 
 fn unmarked(body: &str, engine: Engine) -> Marked {
@@ -156,7 +167,8 @@ fn compile_with_places(
     places: &[usize],
     works: &dyn Fn(&Engine, usize) -> bool,
 ) -> Result<Marked, Error> {
-    let compile = |text: String| Engine::compile(how.format, text, how.profile, how.limits, how.loc);
+    let compile =
+        |text: String| Engine::compile_scanned(how.format, text, how.profile, how.limits, how.loc, how.scanned);
     let mut inserts: Vec<Insert<'_>> = Vec::new();
     let mut marks = 0usize;
     let mut direct = Vec::new();
@@ -170,7 +182,12 @@ fn compile_with_places(
                 // the mark's `{{`: it goes in a raw block of its own, which writes it as it was.
                 // (In a raw block, the mark's tag closes the block first.)
                 let after_brace = at > 0 && body.as_bytes().get(at - 1) == Some(&b'{');
-                if how.format == TemplateFormat::Jinja2 && after_brace && tag.starts_with("{{") {
+                if after_brace && tag.starts_with("{{") {
+                    if how.format != TemplateFormat::Jinja2 {
+                        // Mustache has no raw text: the place stays unmarked, so what it
+                        // guards is refused if it renders, never rendered differently.
+                        continue;
+                    }
                     inserts.push((at - 1, "{% raw %}"));
                     inserts.push((at, "{% endraw %}"));
                 }
@@ -183,28 +200,14 @@ fn compile_with_places(
         return Ok(Marked { direct, ..unmarked(body, compile(body.to_owned())?) });
     }
     let marked = insert(body, &inserts);
-    let with_marks = |limits: &Limits| {
-        let engine = Engine::compile(how.format, marked.clone(), how.profile, limits, how.loc).ok()?;
-        works(&engine, marks).then(|| Marked {
-            body: marked.clone(),
-            engine,
-            marks,
-            direct: shifted(&direct, &inserts),
-            lines: false,
-            shapes: Shapes::default(),
-        })
-    };
-    if let Some(m) = with_marks(how.limits) {
-        return Ok(m);
+    if let Ok(engine) = compile(marked.clone())
+        && works(&engine, marks)
+    {
+        let direct = shifted(&direct, &inserts);
+        return Ok(Marked { body: marked, engine, marks, direct, lines: false, shapes: Shapes::default() });
     }
     // The plain template's own error, located in the file, when it does not compile.
     compile(body.to_owned())?;
-    // A mark is an expression one level inside the text it stands in: the plain template
-    // is within the nesting limit, so the marked one is within one level more.
-    let deeper = Limits { max_nesting: how.limits.max_nesting.saturating_add(1), ..*how.limits };
-    if let Some(m) = with_marks(&deeper) {
-        return Ok(m);
-    }
     // The marks go where the engine's own reading of the template puts its text
     // ([`crate::layout`]), so a template that compiles compiles with them.
     Err(Error::new(
@@ -510,7 +513,7 @@ mod tests {
     #[test]
     fn runs_in_capturing_blocks_are_not_direct() {
         let directs = |body: &str| -> Vec<(String, bool)> {
-            let layout = crate::layout::jinja(body, true, false);
+            let layout = crate::layout::jinja(body, true, false, &mut |_, _| {});
             layout
                 .runs
                 .iter()

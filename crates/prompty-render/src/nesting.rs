@@ -20,6 +20,8 @@
 
 use std::ops::Range;
 
+use minijinja::machinery::Token;
+
 /// A position nested deeper than the limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TooDeep {
@@ -217,41 +219,81 @@ fn lex_jinja<'s>(
     body: &'s str,
     f: &mut impl FnMut(Tok<'s>, Range<usize>) -> Result<(), TooDeep>,
 ) -> Result<(), TooDeep> {
-    use minijinja::machinery::{Token, tokenize};
-    for item in tokenize(body, false, prompty_jinja::syntax(false)) {
+    for item in minijinja::machinery::tokenize(body, false, prompty_jinja::syntax(false)) {
         let Ok((token, span)) = item else { break };
-        let tok = match token {
-            Token::VariableStart => Tok::Start { block: false },
-            Token::BlockStart => Tok::Start { block: true },
-            Token::VariableEnd | Token::BlockEnd => Tok::End,
-            Token::TemplateData(_) => continue,
-            Token::Ident(w) => Tok::Word(w),
-            Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => Tok::Literal,
-            Token::ParenOpen | Token::BracketOpen => Tok::Open { brace: false },
-            Token::BraceOpen => Tok::Open { brace: true },
-            Token::ParenClose | Token::BracketClose | Token::BraceClose => Tok::Close,
-            Token::Comma | Token::Colon => Tok::Sep { assign: false },
-            Token::Assign => Tok::Sep { assign: true },
-            Token::Plus | Token::Mul => Tok::Op { repeats: true },
-            Token::Minus
-            | Token::Div
-            | Token::FloorDiv
-            | Token::Pow
-            | Token::Mod
-            | Token::Dot
-            | Token::Tilde
-            | Token::Pipe
-            | Token::Eq
-            | Token::Ne
-            | Token::Gt
-            | Token::Gte
-            | Token::Lt
-            | Token::Lte => Tok::Op { repeats: false },
-        };
-        let start = span.start_offset as usize;
-        f(tok, start..(span.end_offset as usize).max(start))?;
+        if let Some(tok) = tok_of(&token) {
+            f(tok, range_of(span))?;
+        }
     }
     Ok(())
+}
+
+fn range_of(span: minijinja::machinery::Span) -> Range<usize> {
+    let start = span.start_offset as usize;
+    start..(span.end_offset as usize).max(start)
+}
+
+/// The depth item of a token (none for template text).
+fn tok_of<'s>(token: &Token<'s>) -> Option<Tok<'s>> {
+    Some(match *token {
+        Token::VariableStart => Tok::Start { block: false },
+        Token::BlockStart => Tok::Start { block: true },
+        Token::VariableEnd | Token::BlockEnd => Tok::End,
+        Token::TemplateData(_) => return None,
+        Token::Ident(w) => Tok::Word(w),
+        Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => Tok::Literal,
+        Token::ParenOpen | Token::BracketOpen => Tok::Open { brace: false },
+        Token::BraceOpen => Tok::Open { brace: true },
+        Token::ParenClose | Token::BracketClose | Token::BraceClose => Tok::Close,
+        Token::Comma | Token::Colon => Tok::Sep { assign: false },
+        Token::Assign => Tok::Sep { assign: true },
+        Token::Plus | Token::Mul => Tok::Op { repeats: true },
+        Token::Minus
+        | Token::Div
+        | Token::FloorDiv
+        | Token::Pow
+        | Token::Mod
+        | Token::Dot
+        | Token::Tilde
+        | Token::Pipe
+        | Token::Eq
+        | Token::Ne
+        | Token::Gt
+        | Token::Gte
+        | Token::Lt
+        | Token::Lte => Tok::Op { repeats: false },
+    })
+}
+
+/// The Jinja scan fed one token at a time, by a caller that reads the tokens anyway (the
+/// marks' layout), so that the template is tokenized once for both.
+pub(crate) struct JinjaDepth<'s> {
+    depth: Depth<'s>,
+    max: usize,
+    deep: Option<TooDeep>,
+}
+
+impl<'s> JinjaDepth<'s> {
+    pub(crate) fn new(max: usize) -> Self {
+        Self { depth: Depth::default(), max, deep: None }
+    }
+
+    pub(crate) fn token(&mut self, token: &Token<'s>, span: minijinja::machinery::Span) {
+        if self.deep.is_none()
+            && let Some(tok) = tok_of(token)
+            && let Err(e) = self.depth.push(tok, range_of(span), self.max)
+        {
+            self.deep = Some(e);
+        }
+    }
+
+    /// What [`scan_jinja`] would have returned for the tokens given.
+    pub(crate) fn finish(self) -> Result<JinjaFacts, TooDeep> {
+        match self.deep {
+            Some(e) => Err(e),
+            None => Ok(self.depth.facts),
+        }
+    }
 }
 
 /// Scans a Handlebars body; see the module documentation.
