@@ -15,6 +15,8 @@ use crate::error::{Error, ErrorKind};
 #[cfg(feature = "handlebars")]
 use crate::hbs;
 #[cfg(feature = "handlebars")]
+use crate::hbs_compat;
+#[cfg(feature = "handlebars")]
 use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Direct, Limits};
 use crate::mark::{Mark, Marking};
@@ -171,6 +173,7 @@ impl Engine {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {}", e.reason()));
                     hbs_located(err, &source, e.pos(), loc)
                 })?;
+                hbs_compat::adapt(&mut hb, TEMPLATE_NAME);
                 hbs::prepare(&mut hb, TEMPLATE_NAME).map_err(|(message, at)| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {message}"));
                     hbs_located(err, &source, at, loc)

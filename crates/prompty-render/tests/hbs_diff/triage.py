@@ -27,10 +27,6 @@ CATEGORIES = {
                           "it up as a name (and prints nothing unless the context has it); the crate's grammar "
                           "refuses it, a syntax error.",
     "tilde-comment": "`{{~! c ~}}`: a comment with whitespace control is a syntax error in the handlebars crate.",
-    "array-named-key": "A named part on a list (`{{l.x}}`, `{{l.length}}`, `{{#each l.x}}`): handlebars.js gives "
-                       "undefined (or the list's length); the handlebars crate stops with a render error.",
-    "string-members": "A member of a string (`{{s.length}}`, `{{s.[0]}}`, `lookup s 0`): handlebars.js reads "
-                      "JavaScript's string properties; here a string has no members and they are empty.",
     "reference-parse-error": "A template handlebars.js refuses (`{{l.0}}`: its lexer reads `.0` as a number; a "
                              "helper-less raw block) that the handlebars crate reads as a path and renders.",
     "missing-partial": "`{{> name}}` of a partial that does not exist: an error in handlebars.js, nothing here.",
@@ -73,8 +69,6 @@ def classify(case):
             return "tilde-comment"
         if re.search(r"\{\{~?\s*(\"|'|\d)", t):
             return "literal-expression"
-    if "Cannot access array/vector with string index" in gerr:
-        return "array-named-key"
     if werr.startswith("Parse error"):
         return "reference-parse-error"
     if "could not be found" in werr:
@@ -83,9 +77,6 @@ def classify(case):
         return None
     if "@root}}" in t and "[object Object]" in wout:
         return "root-value"
-    if re.search(r"s\.length|s\.\[0\]|lookup s ", t):
-        if re.sub(r"\s", "", wout) != re.sub(r"\s", "", gout) and not PRINTED.search(wout):
-            return "string-members"
     if "{{{{raw" in t and re.sub(r"\s", "", wout) == re.sub(r"\s", "", gout):
         return "raw-block-whitespace"
     if PRINTED.search(wout) or JSONISH.search(gout):
@@ -96,8 +87,6 @@ def classify(case):
         return "key-over-array"
     if re.search(r"#with (e|\(lookup)", t):
         return "with-empty"
-    if re.search(r"length|\.\[", t):
-        return "string-members"
     if re.search(r"~\}\}|\{\{~", t) and re.sub(r"\s", "", wout) == re.sub(r"\s", "", gout):
         return "whitespace-control"
     return "scope-resolution"

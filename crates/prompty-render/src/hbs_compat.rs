@@ -1,0 +1,343 @@
+//! Where the Handlebars format follows handlebars.js rather than the handlebars crate.
+//!
+//! The compiled template is adjusted before it is registered:
+//!
+//! * a path with a named part after its first name (`l.length`, `s.[0]`, `../o.a.b`) reads
+//!   its parts as handlebars.js does: a list has its length and its numbered items, a string
+//!   its length and its characters (UTF-16 code units, as JavaScript counts them), an object
+//!   its keys, and anything else nothing. The crate stops with a render error at a named part
+//!   of a list. The first name is still resolved by the crate (block parameters, `../`,
+//!   `@root`, the current context), the parts after it by a helper;
+//! * `lookup` reads its key the same way (`lookup l "length"`, `lookup s 0`, `lookup o 1`).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use handlebars::template::{BlockParam, HelperTemplate, Parameter, Subexpression, Template, TemplateElement};
+use handlebars::{
+    Context, Handlebars, Helper, HelperDef, Path, PathSeg, RenderContext, RenderError, RenderErrorReason, ScopedJson,
+};
+use serde_json::Value as Json;
+
+/// The helper that reads the parts of a path after its first name.
+const MEMBER_HELPER: &str = "__prompty_member";
+
+/// Adjusts the template registered as `name` (see the module documentation) and registers
+/// the helpers it calls.
+pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str) {
+    if let Some(template) = hb.get_template(name) {
+        let mut adapted = template.clone();
+        let mut params = Vec::new();
+        block_params(&adapted, &mut params);
+        rewrite_template(&mut adapted, &Scope { nested: false, block_params: &params });
+        hb.register_template(name, adapted);
+    }
+    hb.register_helper(MEMBER_HELPER, Box::new(MemberHelper));
+    hb.register_helper("lookup", Box::new(LookupHelper));
+}
+
+/// The helpers a name alone can call (`{{log}}`): such a name is left to the crate.
+const HELPER_NAMES: &[&str] = &[
+    "if",
+    "unless",
+    "each",
+    "with",
+    "lookup",
+    "raw",
+    "log",
+    "eq",
+    "ne",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "and",
+    "or",
+    "not",
+    "len",
+    "lowerCamelCase",
+    "upperCamelCase",
+    "snakeCase",
+    "kebabCase",
+    "shoutySnakeCase",
+    "shoutyKebabCase",
+    "titleCase",
+    "trainCase",
+];
+
+/// What a rewrite knows about where it is.
+struct Scope<'a> {
+    /// Inside a body whose context may be something else than the inputs object (the body of
+    /// `#each`, `#with`, a partial block or an inline partial): a name alone is read as a part
+    /// of the context too.
+    nested: bool,
+    /// Every block parameter the template declares: a name that may be one is left to the
+    /// crate, which resolves block parameters.
+    block_params: &'a [String],
+}
+
+fn rewrite_template(t: &mut Template, scope: &Scope<'_>) {
+    use TemplateElement as E;
+    for e in &mut t.elements {
+        match e {
+            E::Expression(h) | E::HtmlExpression(h) => {
+                let name_only = !h.block && h.params.is_empty() && h.hash.is_empty();
+                let helper = matches!(&h.name, Parameter::Path(p) if is_helper_name(p));
+                if name_only
+                    && !helper
+                    && let Parameter::Path(path) = &h.name
+                    && let Some(params) = member_params(path, scope)
+                {
+                    // `{{l.length}}` becomes `{{__prompty_member l "length"}}`.
+                    h.name = Parameter::Name(MEMBER_HELPER.to_owned());
+                    h.params = params;
+                } else {
+                    rewrite_helper(h, scope);
+                }
+            }
+            E::HelperBlock(h) => {
+                rewrite_helper(h, scope);
+                let pushes = matches!(h.name.as_name(), Some("each" | "with"));
+                let inner = Scope { nested: scope.nested || pushes, block_params: scope.block_params };
+                if let Some(body) = &mut h.template {
+                    rewrite_template(body, &inner);
+                }
+                if let Some(body) = &mut h.inverse {
+                    rewrite_template(body, scope);
+                }
+            }
+            E::DecoratorBlock(d) | E::PartialBlock(d) => {
+                if let Some(body) = &mut d.template {
+                    rewrite_template(body, &Scope { nested: true, block_params: scope.block_params });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_helper_name(path: &Path) -> bool {
+    match path {
+        Path::Relative((segs, raw)) => {
+            segs.len() == 1 && (HELPER_NAMES.contains(&raw.as_str()) || raw.starts_with("__prompty_"))
+        }
+        Path::Local(_) => false,
+    }
+}
+
+/// The block parameters a template declares (`as |v i|`), nested bodies included.
+fn block_params(t: &Template, out: &mut Vec<String>) {
+    use TemplateElement as E;
+    for e in &t.elements {
+        match e {
+            E::HelperBlock(h) => {
+                match &h.block_param {
+                    Some(BlockParam::Single(p)) => out.extend(p.as_name().map(str::to_owned)),
+                    Some(BlockParam::Pair((a, b))) => {
+                        out.extend([a, b].into_iter().filter_map(|p| p.as_name().map(str::to_owned)));
+                    }
+                    _ => {}
+                }
+                for body in [&h.template, &h.inverse].into_iter().flatten() {
+                    block_params(body, out);
+                }
+            }
+            E::DecoratorBlock(d) | E::PartialBlock(d) => {
+                if let Some(body) = &d.template {
+                    block_params(body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Rewrites the parameters and hash values of a helper call (not its name).
+fn rewrite_helper(h: &mut HelperTemplate, scope: &Scope<'_>) {
+    for p in h.params.iter_mut().chain(h.hash.values_mut()) {
+        rewrite_parameter(p, scope);
+    }
+}
+
+fn rewrite_parameter(p: &mut Parameter, scope: &Scope<'_>) {
+    match p {
+        Parameter::Path(path) => {
+            if let Some(params) = member_params(path, scope) {
+                *p = Parameter::Subexpression(Subexpression::new(
+                    Parameter::Name(MEMBER_HELPER.to_owned()),
+                    params,
+                    HashMap::new(),
+                ));
+            }
+        }
+        Parameter::Subexpression(s) => {
+            if let TemplateElement::Expression(h) = s.element.as_mut() {
+                rewrite_helper(h, scope);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The parameters of the member helper for `path`: the path up to its first name, then each
+/// later part as a string. In a nested scope the first name is a part too (of the context,
+/// or of the scope `../` reaches), unless it may be a block parameter. `None` for a path the
+/// crate reads as handlebars.js does.
+fn member_params(path: &Path, scope: &Scope<'_>) -> Option<Vec<Parameter>> {
+    let Path::Relative((segs, raw)) = path else { return None };
+    let first = segs.iter().position(|s| matches!(s, PathSeg::Named(_)))?;
+    if !segs[..first].iter().all(|s| matches!(s, PathSeg::Ruled(_))) {
+        return None;
+    }
+    let own = match &segs[first] {
+        PathSeg::Named(n) => scope.nested && !scope.block_params.contains(n) && (first == 0 || !raw.contains("@root")),
+        _ => false,
+    };
+    let split = if own { first } else { first + 1 };
+    if split == segs.len() {
+        return None;
+    }
+    let mut params = vec![Parameter::Path(Path::Relative((segs[..split].to_vec(), raw.clone())))];
+    for s in &segs[split..] {
+        let PathSeg::Named(k) = s else { return None };
+        params.push(Parameter::Literal(Json::String(k.clone())));
+    }
+    Some(params)
+}
+
+/// One part of a value, as handlebars.js reads it (own properties only).
+fn member<'a>(value: &Cow<'a, Json>, key: &str) -> Option<Cow<'a, Json>> {
+    match value {
+        Cow::Borrowed(v) => member_of(v, key),
+        Cow::Owned(v) => member_of(v, key).map(|m| Cow::Owned(m.into_owned())),
+    }
+}
+
+fn member_of<'a>(value: &'a Json, key: &str) -> Option<Cow<'a, Json>> {
+    match value {
+        Json::Object(m) => m.get(key).map(Cow::Borrowed),
+        Json::Array(items) if key == "length" => Some(Cow::Owned(Json::from(items.len()))),
+        Json::Array(items) => array_index(key).and_then(|i| items.get(i)).map(Cow::Borrowed),
+        Json::String(s) if key == "length" => Some(Cow::Owned(Json::from(s.encode_utf16().count()))),
+        Json::String(s) => {
+            let unit = s.encode_utf16().nth(array_index(key)?)?;
+            // A lone half of a surrogate pair has no UTF-8 form: it prints as U+FFFD.
+            let c = char::decode_utf16([unit]).next().and_then(Result::ok).unwrap_or(char::REPLACEMENT_CHARACTER);
+            Some(Cow::Owned(Json::String(c.to_string())))
+        }
+        _ => None,
+    }
+}
+
+/// The index a key names as JavaScript reads an array index: digits without a leading zero.
+fn array_index(key: &str) -> Option<usize> {
+    let canonical = !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) && (key == "0" || !key.starts_with('0'));
+    if canonical { key.parse().ok() } else { None }
+}
+
+/// The value of a JavaScript property key given as a value: a string as itself, an integer
+/// as its digits.
+fn key_text(key: &Json) -> Option<Cow<'_, str>> {
+    match key {
+        Json::String(s) => Some(Cow::Borrowed(s)),
+        Json::Number(n) if n.is_u64() || n.is_i64() => Some(Cow::Owned(n.to_string())),
+        Json::Bool(b) => Some(Cow::Owned(b.to_string())),
+        _ => None,
+    }
+}
+
+fn scoped(value: Option<Cow<'_, Json>>) -> ScopedJson<'static> {
+    match value {
+        Some(v) => ScopedJson::Derived(v.into_owned()),
+        None => ScopedJson::Missing,
+    }
+}
+
+/// `__prompty_member base "k1" "k2" ...`: the parts `k1`, `k2`, ... of `base`.
+struct MemberHelper;
+
+impl HelperDef for MemberHelper {
+    fn call_inner<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        _: &'reg Handlebars<'reg>,
+        _: &'rc Context,
+        _: &mut RenderContext<'reg, 'rc>,
+    ) -> Result<ScopedJson<'rc>, RenderError> {
+        let Some((base, keys)) = h.params().split_first() else { return Ok(ScopedJson::Missing) };
+        if base.is_value_missing() {
+            return Ok(ScopedJson::Missing);
+        }
+        let mut value = Some(Cow::Borrowed(base.value()));
+        for key in keys {
+            let Some(k) = key.value().as_str() else { return Ok(ScopedJson::Missing) };
+            value = value.and_then(|v| member(&v, k));
+        }
+        Ok(scoped(value))
+    }
+}
+
+/// `lookup value key`, with the key read as handlebars.js reads it.
+struct LookupHelper;
+
+impl HelperDef for LookupHelper {
+    fn call_inner<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        _: &'reg Handlebars<'reg>,
+        _: &'rc Context,
+        _: &mut RenderContext<'reg, 'rc>,
+    ) -> Result<ScopedJson<'rc>, RenderError> {
+        let value = h.param(0).ok_or(RenderErrorReason::ParamNotFoundForIndex("lookup", 0))?;
+        let key = h.param(1).ok_or(RenderErrorReason::ParamNotFoundForIndex("lookup", 1))?;
+        let found = key_text(key.value()).and_then(|k| member_of(value.value(), &k));
+        Ok(scoped(found))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_read_as_javascript_reads_them() {
+        let v = serde_json::json!({"l": [1, 2, 3], "s": "añ😀", "o": {"length": 7}, "n": 5});
+        let get = |path: &[&str]| {
+            let mut value = Some(Cow::Borrowed(&v));
+            for k in path {
+                value = value.and_then(|x| member(&x, k));
+            }
+            value.map(Cow::into_owned)
+        };
+        assert_eq!(get(&["l", "length"]), Some(Json::from(3)));
+        assert_eq!(get(&["l", "1"]), Some(Json::from(2)));
+        assert_eq!(get(&["l", "01"]), None);
+        assert_eq!(get(&["l", "x"]), None);
+        assert_eq!(get(&["s", "length"]), Some(Json::from(4)));
+        assert_eq!(get(&["s", "1"]), Some(Json::from("ñ")));
+        assert_eq!(get(&["s", "2"]), Some(Json::from("\u{fffd}")));
+        assert_eq!(get(&["s", "0", "length"]), Some(Json::from(1)));
+        assert_eq!(get(&["o", "length"]), Some(Json::from(7)));
+        assert_eq!(get(&["n", "length"]), None);
+    }
+
+    fn render(template: &str, data: &Json) -> Result<String, String> {
+        let mut hb = Handlebars::new();
+        hb.register_escape_fn(handlebars::no_escape);
+        hb.register_template_string("t", template).map_err(|e| e.to_string())?;
+        adapt(&mut hb, "t");
+        hb.render("t", data).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn templates_read_lists_and_strings_as_handlebars_js() {
+        let data = serde_json::json!({"l": [1, 2], "s": "abc", "ll": [[1], [2, 3]], "o": {"l": ["x"]}});
+        let got = render(
+            "{{l.length}}|{{l.x}}|{{s.length}}|{{s.[1]}}|{{#each ll}}{{length}}{{x}}{{/each}}|\
+             {{#each l as |v|}}{{v}}{{/each}}|{{lookup l \"length\"}}|{{lookup s 2}}|{{#each o.l.x}}y{{else}}n{{/each}}|\
+             {{#with o.l}}{{length}}{{../s.length}}{{/with}}|{{{o.l.length}}}",
+            &data,
+        );
+        assert_eq!(got.as_deref(), Ok("2||3|b|12|12|2|c|n|13|1"));
+    }
+}
