@@ -8,7 +8,12 @@
 //!   its keys, and anything else nothing. The crate stops with a render error at a named part
 //!   of a list. The first name is still resolved by the crate (block parameters, `../`,
 //!   `@root`, the current context), the parts after it by a helper;
-//! * `lookup` reads its key the same way (`lookup l "length"`, `lookup s 0`, `lookup o 1`).
+//! * `lookup` reads its key the same way (`lookup l "length"`, `lookup s 0`, `lookup o 1`);
+//! * `.` alone as a path (`{{.}}`, `{{~.~}}`, `{{#each .}}`, `lookup . "k"`) is the current
+//!   context, as `this` is. The crate's grammar has no such path: before it parses the body,
+//!   each such `.` inside a tag becomes a one-byte name the body uses nowhere as a name alone
+//!   (so that every position in the body stays where it was, for error messages), and that
+//!   name becomes the current context again in the compiled template.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,9 +29,12 @@ const MEMBER_HELPER: &str = "__prompty_member";
 
 /// Adjusts the template registered as `name` (see the module documentation) and registers
 /// the helpers it calls.
-pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str) {
+pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str, dot: Option<char>) {
     if let Some(template) = hb.get_template(name) {
         let mut adapted = template.clone();
+        if let Some(dot) = dot {
+            restore_dots(&mut adapted, &dot.to_string());
+        }
         let mut params = Vec::new();
         block_params(&adapted, &mut params);
         rewrite_template(&mut adapted, &Scope { nested: false, block_params: &params });
@@ -74,6 +82,172 @@ struct Scope<'a> {
     /// Every block parameter the template declares: a name that may be one is left to the
     /// crate, which resolves block parameters.
     block_params: &'a [String],
+}
+
+/// The bytes that may follow a `.` that is a path of its own.
+const DOT_FOLLOWS: &[u8] = b"}~) \t\r\n";
+/// The bytes that may come before it.
+const DOT_FOLLOWS_ON: &[u8] = b"{~#^&>( \t\r\n=";
+/// The one-byte names that may stand for `.`, in order of preference.
+const DOT_NAMES: &[u8] = b"$_QZXJKVWYqzxjkvwyBCDFGHLMNPRSTbcdfghlmnprstAEIOUaeiou";
+
+/// A byte of a name in the crate's grammar (ASCII letters and digits, `-`, `_`, `$`, `:`,
+/// and any byte of a character past ASCII).
+fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'$' | b':') || b >= 0x80
+}
+
+/// The body with each `.` that is a path of its own written as a one-byte name, and that
+/// name; `None` when the body has no such `.` (or uses every candidate name alone).
+pub(crate) fn write_dots(body: &str) -> Option<(String, char)> {
+    let dots = dot_paths(body.as_bytes());
+    if dots.is_empty() {
+        return None;
+    }
+    let b = body.as_bytes();
+    let alone = |c: u8| {
+        b.iter().enumerate().any(|(i, &x)| {
+            x == c
+                && !i.checked_sub(1).and_then(|p| b.get(p)).is_some_and(|&p| name_byte(p))
+                && !b.get(i + 1).is_some_and(|&n| name_byte(n))
+        })
+    };
+    let name = *DOT_NAMES.iter().find(|&&c| !alone(c))?;
+    let mut out = b.to_vec();
+    for at in dots {
+        if let Some(x) = out.get_mut(at) {
+            *x = name;
+        }
+    }
+    // Only ASCII `.` bytes were replaced by ASCII bytes: still UTF-8.
+    String::from_utf8(out).ok().map(|s| (s, char::from(name)))
+}
+
+/// Where `.` is a path of its own inside a tag: not in text, comments, raw blocks, string
+/// literals or `[...]` keys, and not the name of a helper call (`{{. x}}`).
+fn dot_paths(b: &[u8]) -> Vec<usize> {
+    let find = |from: usize, what: &[u8]| {
+        b.get(from..).and_then(|rest| rest.windows(what.len()).position(|w| w == what)).map(|p| p + from)
+    };
+    let mut dots = Vec::new();
+    let mut i = 0;
+    while let Some(open) = find(i, b"{{") {
+        if open > 0 && b.get(open - 1) == Some(&b'\\') {
+            i = open + 2;
+            continue;
+        }
+        if b.get(open + 2) == Some(&b'{') && b.get(open + 3) == Some(&b'{') {
+            // A raw block: its body is text up to its closing tag.
+            let Some(close) = find(open + 4, b"{{{{/") else { break };
+            i = find(close, b"}}}}").map_or(b.len(), |e| e + 4);
+            continue;
+        }
+        let mut j = open + 2;
+        if b.get(j) == Some(&b'~') {
+            j += 1;
+        }
+        if b.get(j) == Some(&b'!') {
+            let long = b.get(j + 1..j + 3) == Some(b"--".as_slice());
+            let end = if long { find(j + 3, b"--}}").or_else(|| find(j + 3, b"--~}}")) } else { None };
+            i = end.or_else(|| find(j, b"}}")).map_or(b.len(), |e| e + 2);
+            continue;
+        }
+        i = tag_dots(b, j, &mut dots);
+    }
+    dots
+}
+
+/// Scans one tag from `from` (after `{{` and `~`) to its end, recording the `.` paths in it;
+/// returns where scanning goes on.
+fn tag_dots(b: &[u8], from: usize, dots: &mut Vec<usize>) -> usize {
+    let mut k = from;
+    let mut quote = None;
+    let mut first_token = true;
+    while let Some(&c) = b.get(k) {
+        match quote {
+            Some(q) => {
+                if c == b'\\' {
+                    k += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'[' => {
+                    // A key in brackets is read up to its `]`.
+                    k = b.get(k..).and_then(|r| r.iter().position(|&x| x == b']')).map_or(b.len(), |p| k + p);
+                }
+                b'}' if b.get(k + 1) == Some(&b'}') => return k + 2,
+                b'.' => {
+                    let before = k.checked_sub(1).and_then(|p| b.get(p)).is_some_and(|p| DOT_FOLLOWS_ON.contains(p));
+                    let after = b.get(k + 1).is_some_and(|n| DOT_FOLLOWS.contains(n));
+                    // First in the tag and followed by more than the tag's end: a helper's name.
+                    let named = first_token && {
+                        let rest = b.get(k + 1..).unwrap_or_default();
+                        let end = rest.iter().position(|&x| x != b' ' && x != b'\t' && x != b'\r' && x != b'\n');
+                        end.and_then(|e| rest.get(e)).is_some_and(|&x| x != b'}' && x != b'~')
+                    };
+                    if before && after && !named {
+                        dots.push(k);
+                    }
+                }
+                _ => {}
+            },
+        }
+        if !matches!(c, b'{' | b'~' | b'&' | b' ' | b'\t' | b'\r' | b'\n') {
+            first_token = false;
+        }
+        k += 1;
+    }
+    k
+}
+
+/// Makes every path that is `name` alone (written for `.` by [`write_dots`]) the current
+/// context.
+fn restore_dots(t: &mut Template, name: &str) {
+    use TemplateElement as E;
+    for e in &mut t.elements {
+        match e {
+            E::Expression(h) | E::HtmlExpression(h) | E::HelperBlock(h) => {
+                restore_in_helper(h, name);
+                for body in [&mut h.template, &mut h.inverse].into_iter().flatten() {
+                    restore_dots(body, name);
+                }
+            }
+            E::DecoratorExpression(d) | E::PartialExpression(d) | E::DecoratorBlock(d) | E::PartialBlock(d) => {
+                for p in d.params.iter_mut().chain(d.hash.values_mut()) {
+                    restore_parameter(p, name);
+                }
+                if let Some(body) = &mut d.template {
+                    restore_dots(body, name);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn restore_in_helper(h: &mut HelperTemplate, name: &str) {
+    for p in std::iter::once(&mut h.name).chain(h.params.iter_mut()).chain(h.hash.values_mut()) {
+        restore_parameter(p, name);
+    }
+}
+
+fn restore_parameter(p: &mut Parameter, name: &str) {
+    match p {
+        Parameter::Path(Path::Relative((segs, raw)))
+            if raw == name && matches!(segs.as_slice(), [PathSeg::Named(n)] if n == name) =>
+        {
+            *p = Parameter::Path(Path::Relative((Vec::new(), "this".to_owned())));
+        }
+        Parameter::Subexpression(s) => {
+            if let TemplateElement::Expression(h) = s.element.as_mut() {
+                restore_in_helper(h, name);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn rewrite_template(t: &mut Template, scope: &Scope<'_>) {
@@ -325,7 +499,7 @@ mod tests {
         let mut hb = Handlebars::new();
         hb.register_escape_fn(handlebars::no_escape);
         hb.register_template_string("t", template).map_err(|e| e.to_string())?;
-        adapt(&mut hb, "t");
+        adapt(&mut hb, "t", None);
         hb.render("t", data).map_err(|e| e.to_string())
     }
 
@@ -339,5 +513,34 @@ mod tests {
             &data,
         );
         assert_eq!(got.as_deref(), Ok("2||3|b|12|12|2|c|n|13|1"));
+    }
+
+    #[test]
+    fn dots_are_names_of_the_same_length_inside_tags_only() {
+        let body = "a. {{.}} {{~ . ~}} {{{.}}} {{#each .}}{{lookup . \"k.\"}}{{/each}} {{! . }} {{!-- {{.}} --}} \
+                    \\{{.}} {{{{raw}}}}{{.}}{{{{/raw}}}} {{./x}} {{../y}} {{a.[.]}} {{. x}}";
+        let (written, _) = write_dots(body).expect("a dot path");
+        assert_eq!(written.len(), body.len());
+        let changed: Vec<usize> =
+            body.bytes().zip(written.bytes()).enumerate().filter(|(_, (a, b))| a != b).map(|(i, _)| i).collect();
+        let at = |pat: &str| body.find(pat).map(|i| i + pat.find('.').unwrap_or(0));
+        let want: Vec<usize> =
+            ["{{.}}", "{{~ . ~}}", "{{{.}}}", "each .", "lookup . "].into_iter().filter_map(at).collect();
+        assert_eq!(changed, want);
+        assert_eq!(write_dots("{{this}} {{a.b}} x."), None);
+    }
+
+    #[test]
+    fn dots_render_the_current_context() {
+        let data = serde_json::json!({"l": ["a", "b"], "o": {"k": "v"}, "$": "dollar"});
+        let body = "{{#each l}}{{.}}{{~ . ~}}{{/each}}|{{#with o}}{{lookup . \"k\"}}{{/with}}|{{$}}";
+        let (written, name) = write_dots(body).expect("a dot path");
+        // `$` is a name alone in the body: another name stands for `.`.
+        assert_ne!(name, '$');
+        let mut hb = Handlebars::new();
+        hb.register_escape_fn(handlebars::no_escape);
+        hb.register_template_string("t", &written).expect("compiles");
+        adapt(&mut hb, "t", Some(name));
+        assert_eq!(hb.render("t", &data).as_deref().ok(), Some("aabb|v|dollar"));
     }
 }

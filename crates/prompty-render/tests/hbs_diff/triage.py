@@ -21,8 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name -> reason (the reasons are also in docs/compatibility.md)
 CATEGORIES = {
-    "dot-path": "`{{.}}`, `{{~.~}}` and `lookup . \"k\"`: handlebars.js reads `.` as the current context; the "
-                "handlebars crate's grammar has no such path, so the template is a syntax error here (write `this`).",
     "literal-expression": "A literal alone as an expression (`{{\"text\"}}`, `{{12}}`): handlebars.js looks "
                           "it up as a name (and prints nothing unless the context has it); the crate's grammar "
                           "refuses it, a syntax error.",
@@ -63,8 +61,6 @@ def classify(case):
     werr, gerr = want.get("error", ""), got.get("error", "")
     wout, gout = want.get("out"), got.get("out")
     if gerr and "syntax error" in gerr:
-        if re.search(r"\{\{~?\s*\.\s*~?\}\}|lookup \.|\{\{\{~?\s*\.\s*~?\}\}\}|\(lookup \.|(#\w+|else if) \.[\s}]", t):
-            return "dot-path"
         if re.search(r"\{\{~!", t):
             return "tilde-comment"
         if re.search(r"\{\{~?\s*(\"|'|\d)", t):
