@@ -169,14 +169,15 @@ impl Engine {
                     .map_err(|d| too_deep(&d, "Handlebars syntax error", &source, loc, limits))?;
                 let mut hb = handlebars::Handlebars::new();
                 hb.register_escape_fn(handlebars::no_escape);
-                // `.` paths are written as a name of the same length: positions stay right.
-                let dots = hbs_compat::write_dots(&source);
-                let parsed = dots.as_ref().map_or(source.as_str(), |(s, _)| s.as_str());
+                // What the crate's grammar reads differently is written over with text of the same
+                // length: positions stay right.
+                let written = hbs_compat::write_body(&source);
+                let parsed = written.source.as_deref().unwrap_or(&source);
                 hb.register_template_string(TEMPLATE_NAME, parsed).map_err(|e| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {}", e.reason()));
                     hbs_located(err, &source, e.pos(), loc)
                 })?;
-                hbs_compat::adapt(&mut hb, TEMPLATE_NAME, dots.map(|(_, name)| name));
+                hbs_compat::adapt(&mut hb, TEMPLATE_NAME, &written);
                 hbs::prepare(&mut hb, TEMPLATE_NAME).map_err(|(message, at)| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {message}"));
                     hbs_located(err, &source, at, loc)

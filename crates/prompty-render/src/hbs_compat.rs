@@ -29,11 +29,14 @@ const MEMBER_HELPER: &str = "__prompty_member";
 
 /// Adjusts the template registered as `name` (see the module documentation) and registers
 /// the helpers it calls.
-pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str, dot: Option<char>) {
+pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str, written: &Written) {
     if let Some(template) = hb.get_template(name) {
         let mut adapted = template.clone();
-        if let Some(dot) = dot {
+        if let Some(dot) = written.dot {
             restore_dots(&mut adapted, &dot.to_string());
+        }
+        if !written.raws.is_empty() || !written.comments.is_empty() {
+            restore_text(&mut adapted, written);
         }
         let mut params = Vec::new();
         block_params(&adapted, &mut params);
@@ -97,39 +100,122 @@ fn name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'$' | b':') || b >= 0x80
 }
 
-/// The body with each `.` that is a path of its own written as a one-byte name, and that
-/// name; `None` when the body has no such `.` (or uses every candidate name alone).
-pub(crate) fn write_dots(body: &str) -> Option<(String, char)> {
-    let dots = dot_paths(body.as_bytes());
-    if dots.is_empty() {
-        return None;
-    }
-    let b = body.as_bytes();
-    let alone = |c: u8| {
-        b.iter().enumerate().any(|(i, &x)| {
-            x == c
-                && !i.checked_sub(1).and_then(|p| b.get(p)).is_some_and(|&p| name_byte(p))
-                && !b.get(i + 1).is_some_and(|&n| name_byte(n))
-        })
-    };
-    let name = *DOT_NAMES.iter().find(|&&c| !alone(c))?;
-    let mut out = b.to_vec();
-    for at in dots {
-        if let Some(x) = out.get_mut(at) {
-            *x = name;
-        }
-    }
-    // Only ASCII `.` bytes were replaced by ASCII bytes: still UTF-8.
-    String::from_utf8(out).ok().map(|s| (s, char::from(name)))
+/// The body as the crate is given it (the same length as the body: every position stays
+/// where it was, for error messages), and what the crate's parse loses of it.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// The text the crate parses, when it differs from the body.
+    pub(crate) source: Option<String>,
+    /// The one-byte name that stands for `.`.
+    dot: Option<char>,
+    /// Raw blocks: the (line, column) of the opening tag, and the whitespace at the start of
+    /// the body that the crate's grammar skips and handlebars.js keeps.
+    raws: Vec<((usize, usize), String)>,
+    /// Comments with whitespace control: the (line, column) of the tag, and whether it has
+    /// `~` before and after.
+    comments: Vec<((usize, usize), bool, bool)>,
 }
 
-/// Where `.` is a path of its own inside a tag: not in text, comments, raw blocks, string
-/// literals or `[...]` keys, and not the name of a helper call (`{{. x}}`).
-fn dot_paths(b: &[u8]) -> Vec<usize> {
+/// Reads `body` for what the crate's grammar reads differently from handlebars.js (see the
+/// module documentation).
+pub(crate) fn write_body(body: &str) -> Written {
+    let b = body.as_bytes();
+    let scan = scan(b);
+    let mut out = b.to_vec();
+    let mut written = Written::default();
+    if !scan.dots.is_empty() {
+        let alone = |c: u8| {
+            b.iter().enumerate().any(|(i, &x)| {
+                x == c
+                    && !i.checked_sub(1).and_then(|p| b.get(p)).is_some_and(|&p| name_byte(p))
+                    && !b.get(i + 1).is_some_and(|&n| name_byte(n))
+            })
+        };
+        if let Some(&name) = DOT_NAMES.iter().find(|&&c| !alone(c)) {
+            for &at in &scan.dots {
+                if let Some(x) = out.get_mut(at) {
+                    *x = name;
+                }
+            }
+            written.dot = Some(char::from(name));
+        }
+    }
+    for c in &scan.comments {
+        for &(at, ref bytes) in &c.edits {
+            if let Some(place) = out.get_mut(at..at + bytes.len()) {
+                place.copy_from_slice(bytes);
+            }
+        }
+        written.comments.push((line_col(body, c.open), c.left, c.right));
+    }
+    for r in &scan.raws {
+        let gap = body.get(r.body..r.text).unwrap_or_default();
+        let kept = if r.tilde {
+            ""
+        } else if r.standalone {
+            let g = gap.trim_start_matches([' ', '\t']);
+            g.strip_prefix("\r\n").or_else(|| g.strip_prefix('\n')).unwrap_or(g)
+        } else {
+            gap
+        };
+        if !kept.is_empty() {
+            written.raws.push((line_col(body, r.open), kept.to_owned()));
+        }
+    }
+    if out != b {
+        // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
+        written.source = String::from_utf8(out).ok();
+    }
+    written
+}
+
+/// The (line, column) of a byte offset as the crate's parser counts them: lines and
+/// characters from 1, `\r\n` one line break.
+fn line_col(body: &str, at: usize) -> (usize, usize) {
+    let before = body.get(..at).unwrap_or(body);
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |p| p + 1);
+    (line, before.get(start..).unwrap_or_default().chars().count() + 1)
+}
+
+#[derive(Debug, Default)]
+struct Scan {
+    dots: Vec<usize>,
+    raws: Vec<RawBlock>,
+    comments: Vec<Comment>,
+}
+
+#[derive(Debug)]
+struct RawBlock {
+    /// Where the opening tag starts.
+    open: usize,
+    /// Where the body starts, and where its text starts after the whitespace the crate skips.
+    body: usize,
+    text: usize,
+    /// Whether the opening tag ends with `~`.
+    tilde: bool,
+    /// Whether the opening tag is alone on its line, as the crate tells.
+    standalone: bool,
+}
+
+#[derive(Debug)]
+struct Comment {
+    open: usize,
+    left: bool,
+    right: bool,
+    /// Bytes to write over the tag so that the crate reads it as a comment.
+    edits: Vec<(usize, Vec<u8>)>,
+}
+
+/// Where `.` is a path of its own inside a tag (not in text, comments, raw blocks, string
+/// literals or `[...]` keys, and not the name of a helper call `{{. x}}`), the raw blocks,
+/// and the comments with whitespace control.
+fn scan(b: &[u8]) -> Scan {
     let find = |from: usize, what: &[u8]| {
         b.get(from..).and_then(|rest| rest.windows(what.len()).position(|w| w == what)).map(|p| p + from)
     };
-    let mut dots = Vec::new();
+    let blank = |c: &u8| matches!(c, b' ' | b'\t');
+    let mut found = Scan::default();
     let mut i = 0;
     while let Some(open) = find(i, b"{{") {
         if open > 0 && b.get(open - 1) == Some(&b'\\') {
@@ -138,23 +224,65 @@ fn dot_paths(b: &[u8]) -> Vec<usize> {
         }
         if b.get(open + 2) == Some(&b'{') && b.get(open + 3) == Some(&b'{') {
             // A raw block: its body is text up to its closing tag.
-            let Some(close) = find(open + 4, b"{{{{/") else { break };
+            let Some(end) = find(open + 4, b"}}}}") else { break };
+            let body = end + 4;
+            let text = body
+                + b.get(body..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|c| c.is_ascii_whitespace() && **c != 0x0c)
+                    .count();
+            let after = b.get(body..).unwrap_or_default();
+            let after_blank = after.iter().find(|c| !blank(c));
+            let before = b.get(..open).unwrap_or_default();
+            let before_blank = before.iter().rev().find(|c| !blank(c));
+            let standalone = (after.is_empty() || matches!(after_blank, Some(b'\n' | b'\r')))
+                && (open == 0 || before_blank.is_none_or(|c| matches!(c, b'\n' | b'\r')));
+            let tilde = end > 0 && b.get(end - 1) == Some(&b'~');
+            found.raws.push(RawBlock { open, body, text, tilde, standalone });
+            let Some(close) = find(body, b"{{{{/") else { break };
             i = find(close, b"}}}}").map_or(b.len(), |e| e + 4);
             continue;
         }
         let mut j = open + 2;
-        if b.get(j) == Some(&b'~') {
+        let left = b.get(j) == Some(&b'~');
+        if left {
             j += 1;
         }
         if b.get(j) == Some(&b'!') {
+            let mut edits = Vec::new();
             let long = b.get(j + 1..j + 3) == Some(b"--".as_slice());
-            let end = if long { find(j + 3, b"--}}").or_else(|| find(j + 3, b"--~}}")) } else { None };
-            i = end.or_else(|| find(j, b"}}")).map_or(b.len(), |e| e + 2);
+            let ends = [find(j + 3, b"--}}"), find(j + 3, b"--~}}")];
+            let long_end = if long { ends.into_iter().flatten().min() } else { None };
+            let right;
+            match long_end {
+                Some(e) => {
+                    right = b.get(e + 2) == Some(&b'~');
+                    if left {
+                        edits.push((j - 1, b"!--~".to_vec()));
+                    }
+                    if right {
+                        edits.push((e, b"~--".to_vec()));
+                    }
+                    i = e + if right { 5 } else { 4 };
+                }
+                None => {
+                    let Some(e) = find(j, b"}}") else { break };
+                    right = e > j + 1 && b.get(e - 1) == Some(&b'~');
+                    if left {
+                        edits.push((j - 1, b"!~".to_vec()));
+                    }
+                    i = e + 2;
+                }
+            }
+            if left || right {
+                found.comments.push(Comment { open, left, right, edits });
+            }
             continue;
         }
-        i = tag_dots(b, j, &mut dots);
+        i = tag_dots(b, j, &mut found.dots);
     }
-    dots
+    found
 }
 
 /// Scans one tag from `from` (after `{{` and `~`) to its end, recording the `.` paths in it;
@@ -203,7 +331,59 @@ fn tag_dots(b: &[u8], from: usize, dots: &mut Vec<usize>) -> usize {
     k
 }
 
-/// Makes every path that is `name` alone (written for `.` by [`write_dots`]) the current
+/// Puts back the whitespace at the start of raw blocks, and strips the whitespace next to
+/// comments with `~` (the crate reads them as comments without whitespace control).
+fn restore_text(t: &mut Template, written: &Written) {
+    use TemplateElement as E;
+    let at: Vec<(usize, usize)> = t.mapping.iter().map(|m| (m.0, m.1)).collect();
+    for k in 0..t.elements.len() {
+        let Some(&pos) = at.get(k) else { break };
+        let mapping = t.mapping.get(k).cloned();
+        if let Some(E::HelperBlock(h)) = t.elements.get_mut(k)
+            && let Some((_, gap)) = written.raws.iter().find(|(p, _)| *p == pos)
+            && let Some(body) = &mut h.template
+        {
+            match body.elements.first_mut() {
+                Some(E::RawString(text)) => text.insert_str(0, gap),
+                _ => {
+                    // Elements and their places stay in step.
+                    if let Some(m) = body.mapping.first().cloned().or(mapping) {
+                        body.elements.insert(0, E::RawString(gap.clone()));
+                        body.mapping.insert(0, m);
+                    }
+                }
+            }
+        }
+        if let Some(E::Comment(_)) = t.elements.get(k)
+            && let Some(&(_, left, right)) = written.comments.iter().find(|(p, ..)| *p == pos)
+        {
+            if left && let Some(E::RawString(text)) = k.checked_sub(1).and_then(|p| t.elements.get_mut(p)) {
+                text.truncate(text.trim_end().len());
+            }
+            if right && let Some(E::RawString(text)) = t.elements.get_mut(k + 1) {
+                let start = text.len() - text.trim_start().len();
+                text.replace_range(..start, "");
+            }
+        }
+    }
+    for e in &mut t.elements {
+        match e {
+            E::HelperBlock(h) => {
+                for body in [&mut h.template, &mut h.inverse].into_iter().flatten() {
+                    restore_text(body, written);
+                }
+            }
+            E::DecoratorBlock(d) | E::PartialBlock(d) => {
+                if let Some(body) = &mut d.template {
+                    restore_text(body, written);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Makes every path that is `name` alone (written for `.` by [`write_body`]) the current
 /// context.
 fn restore_dots(t: &mut Template, name: &str) {
     use TemplateElement as E;
@@ -498,8 +678,9 @@ mod tests {
     fn render(template: &str, data: &Json) -> Result<String, String> {
         let mut hb = Handlebars::new();
         hb.register_escape_fn(handlebars::no_escape);
-        hb.register_template_string("t", template).map_err(|e| e.to_string())?;
-        adapt(&mut hb, "t", None);
+        let written = write_body(template);
+        hb.register_template_string("t", written.source.as_deref().unwrap_or(template)).map_err(|e| e.to_string())?;
+        adapt(&mut hb, "t", &written);
         hb.render("t", data).map_err(|e| e.to_string())
     }
 
@@ -519,7 +700,7 @@ mod tests {
     fn dots_are_names_of_the_same_length_inside_tags_only() {
         let body = "a. {{.}} {{~ . ~}} {{{.}}} {{#each .}}{{lookup . \"k.\"}}{{/each}} {{! . }} {{!-- {{.}} --}} \
                     \\{{.}} {{{{raw}}}}{{.}}{{{{/raw}}}} {{./x}} {{../y}} {{a.[.]}} {{. x}}";
-        let (written, _) = write_dots(body).expect("a dot path");
+        let written = write_body(body).source.expect("a dot path");
         assert_eq!(written.len(), body.len());
         let changed: Vec<usize> =
             body.bytes().zip(written.bytes()).enumerate().filter(|(_, (a, b))| a != b).map(|(i, _)| i).collect();
@@ -527,20 +708,52 @@ mod tests {
         let want: Vec<usize> =
             ["{{.}}", "{{~ . ~}}", "{{{.}}}", "each .", "lookup . "].into_iter().filter_map(at).collect();
         assert_eq!(changed, want);
-        assert_eq!(write_dots("{{this}} {{a.b}} x."), None);
+        assert_eq!(write_body("{{this}} {{a.b}} x.").source, None);
     }
 
     #[test]
     fn dots_render_the_current_context() {
         let data = serde_json::json!({"l": ["a", "b"], "o": {"k": "v"}, "$": "dollar"});
         let body = "{{#each l}}{{.}}{{~ . ~}}{{/each}}|{{#with o}}{{lookup . \"k\"}}{{/with}}|{{$}}";
-        let (written, name) = write_dots(body).expect("a dot path");
+        let written = write_body(body);
         // `$` is a name alone in the body: another name stands for `.`.
-        assert_ne!(name, '$');
+        assert_ne!(written.dot, Some('$'));
         let mut hb = Handlebars::new();
         hb.register_escape_fn(handlebars::no_escape);
-        hb.register_template_string("t", &written).expect("compiles");
-        adapt(&mut hb, "t", Some(name));
+        hb.register_template_string("t", written.source.as_deref().unwrap_or(body)).expect("compiles");
+        adapt(&mut hb, "t", &written);
         assert_eq!(hb.render("t", &data).as_deref().ok(), Some("aabb|v|dollar"));
+    }
+
+    #[test]
+    fn comments_with_tildes_strip_whitespace_as_handlebars_js() {
+        let data = serde_json::json!({});
+        let cases = [
+            ("a  {{~! c ~}}  b", "ab"),
+            ("a  {{~!-- {{x}} --~}}  b", "ab"),
+            ("a  {{~! c }}  b", "a  b"),
+            ("a  {{! c ~}}  b", "a  b"),
+            ("a  {{!-- c --~}}  b|{{!-- d --}}", "a  b|"),
+        ];
+        for (template, want) in cases {
+            assert_eq!(render(template, &data).as_deref(), Ok(want), "{template}");
+        }
+        // The tag keeps its length: a syntax error after it is where it was.
+        let written = write_body("{{~! c ~}}");
+        assert_eq!(written.source.as_deref(), Some("{{!~ c ~}}"));
+    }
+
+    #[test]
+    fn raw_blocks_keep_the_whitespace_their_body_starts_with() {
+        let data = serde_json::json!({"s": "x"});
+        let cases = [
+            ("  {{{{raw}}}}  lead{{{{/raw}}}}", "    lead"),
+            ("-{{{{raw}}}}\n  {{s}}\n{{{{/raw}}}}", "-\n  {{s}}\n"),
+            ("{{{{raw}}}}\n  {{s}}\n{{{{/raw}}}}", "  {{s}}\n"),
+            ("{{{{raw}}}} {{{{/raw}}}}|", " |"),
+        ];
+        for (template, want) in cases {
+            assert_eq!(render(template, &data).as_deref(), Ok(want), "{template}");
+        }
     }
 }
