@@ -1,6 +1,7 @@
 //! Where the Handlebars format follows handlebars.js rather than the handlebars crate.
 //!
-//! The compiled template is adjusted before it is registered:
+//! The body is rewritten before the crate parses it, and the compiled template adjusted
+//! before it is registered:
 //!
 //! * a path with a named part after its first name (`l.length`, `s.[0]`, `../o.a.b`) reads
 //!   its parts as handlebars.js does: a list has its length and its numbered items, a string
@@ -13,7 +14,18 @@
 //!   context, as `this` is. The crate's grammar has no such path: before it parses the body,
 //!   each such `.` inside a tag becomes a one-byte name the body uses nowhere as a name alone
 //!   (so that every position in the body stays where it was, for error messages), and that
-//!   name becomes the current context again in the compiled template.
+//!   name becomes the current context again in the compiled template;
+//! * a comment with whitespace control (`{{~! c ~}}`, a syntax error in the crate) has its
+//!   `~` moved inside it before the crate parses the body, and the whitespace on the side of
+//!   each `~` is stripped from the compiled template's text;
+//! * the whitespace a raw block's body starts with, which the crate's grammar skips, is put
+//!   back;
+//! * a string literal alone in a tag (`{{"name"}}`, a syntax error in the crate) is a name, as
+//!   handlebars.js reads it: written as a key in brackets (`{{[name]}}`), the same length.
+//!
+//! Every rewrite of the body keeps its length, so that error positions stay right; the
+//! template's own text (its raw strings, where role lines are found and marked) is only
+//! changed where handlebars.js's output differs.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -148,6 +160,13 @@ pub(crate) fn write_body(body: &str) -> Written {
         }
         written.comments.push((line_col(body, c.open), c.left, c.right));
     }
+    for &(open, close) in &scan.names {
+        for (at, byte) in [(open, b'['), (close, b']')] {
+            if let Some(x) = out.get_mut(at) {
+                *x = byte;
+            }
+        }
+    }
     for r in &scan.raws {
         let gap = body.get(r.body..r.text).unwrap_or_default();
         let kept = if r.tilde {
@@ -183,6 +202,9 @@ struct Scan {
     dots: Vec<usize>,
     raws: Vec<RawBlock>,
     comments: Vec<Comment>,
+    /// The quotes of a string literal that is a whole tag (`{{"name"}}`), which handlebars.js
+    /// reads as a name: written as the brackets of a key (`{{[name]}}`).
+    names: Vec<(usize, usize)>,
 }
 
 #[derive(Debug)]
@@ -280,9 +302,50 @@ fn scan(b: &[u8]) -> Scan {
             }
             continue;
         }
+        if let Some((quotes, end)) = literal_name(b, j) {
+            found.names.push(quotes);
+            i = end;
+            continue;
+        }
         i = tag_dots(b, j, &mut found.dots);
     }
     found
+}
+
+/// A tag from `from` (after `{{` and `~`) that is a string literal alone (`"name"`, `{"name"}`
+/// of a triple-stash, `~` allowed before the end): the places of its quotes and where the tag
+/// ends. A string with `]`, `\\` or a line break in it is left as it is.
+fn literal_name(b: &[u8], from: usize) -> Option<((usize, usize), usize)> {
+    let ws = |k: &mut usize| {
+        while b.get(*k).is_some_and(u8::is_ascii_whitespace) {
+            *k += 1;
+        }
+    };
+    let mut k = from;
+    let triple = b.get(k) == Some(&b'{');
+    if triple {
+        k += 1;
+    }
+    ws(&mut k);
+    let q = *b.get(k).filter(|c| matches!(c, b'"' | b'\''))?;
+    let open = k;
+    let len = b.get(open + 1..)?.iter().position(|&c| c == q)?;
+    let close = open + 1 + len;
+    if b.get(open + 1..close)?.iter().any(|c| matches!(c, b']' | b'\\' | b'\n' | b'\r')) {
+        return None;
+    }
+    k = close + 1;
+    ws(&mut k);
+    if triple {
+        if b.get(k) != Some(&b'}') {
+            return None;
+        }
+        k += 1;
+    }
+    if b.get(k) == Some(&b'~') {
+        k += 1;
+    }
+    (b.get(k..k + 2) == Some(b"}}".as_slice())).then_some(((open, close), k + 2))
 }
 
 /// Scans one tag from `from` (after `{{` and `~`) to its end, recording the `.` paths in it;
@@ -755,5 +818,14 @@ mod tests {
         for (template, want) in cases {
             assert_eq!(render(template, &data).as_deref(), Ok(want), "{template}");
         }
+    }
+
+    #[test]
+    fn a_string_alone_in_a_tag_is_a_name() {
+        let data = serde_json::json!({"lit": "v", "a b": "w"});
+        assert_eq!(render("{{\"lit\"}}|{{~ 'a b' ~}} |{{{\"lit\"}}}|{{\"none\"}}", &data).as_deref(), Ok("v|w|v|"));
+        assert_eq!(write_body("{{\"lit\"}}").source.as_deref(), Some("{{[lit]}}"));
+        // A literal that is a helper's parameter, or holds a bracket, stays a literal.
+        assert_eq!(write_body("{{lookup o \"k\"}}{{\"a]\"}}").source, None);
     }
 }

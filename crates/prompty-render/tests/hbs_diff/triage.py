@@ -21,9 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name -> reason (the reasons are also in docs/compatibility.md)
 CATEGORIES = {
-    "literal-expression": "A literal alone as an expression (`{{\"text\"}}`, `{{12}}`): handlebars.js looks "
-                          "it up as a name (and prints nothing unless the context has it); the crate's grammar "
-                          "refuses it, a syntax error.",
     "reference-parse-error": "A template handlebars.js refuses (`{{l.0}}`: its lexer reads `.0` as a number; a "
                              "helper-less raw block) that the handlebars crate reads as a path and renders.",
     "missing-partial": "`{{> name}}` of a partial that does not exist: an error in handlebars.js, nothing here.",
@@ -60,9 +57,6 @@ def classify(case):
     want, got = case["want"], case["got"]
     werr, gerr = want.get("error", ""), got.get("error", "")
     wout, gout = want.get("out"), got.get("out")
-    if gerr and "syntax error" in gerr:
-        if re.search(r"\{\{~?\s*(\"|'|\d)", t):
-            return "literal-expression"
     if werr.startswith("Parse error"):
         return "reference-parse-error"
     if "could not be found" in werr:
