@@ -20,6 +20,7 @@
 //!   each `~` is stripped from the compiled template's text;
 //! * the whitespace a raw block's body starts with, which the crate's grammar skips, is put
 //!   back;
+//! * `@root` alone is the root of the inputs (the crate reads it as a variable named `root`);
 //! * a string literal alone in a tag (`{{"name"}}`, a syntax error in the crate) is a name, as
 //!   handlebars.js reads it: written as a key in brackets (`{{[name]}}`), the same length.
 //!
@@ -44,9 +45,7 @@ const MEMBER_HELPER: &str = "__prompty_member";
 pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str, written: &Written) {
     if let Some(template) = hb.get_template(name) {
         let mut adapted = template.clone();
-        if let Some(dot) = written.dot {
-            restore_dots(&mut adapted, &dot.to_string());
-        }
+        restore_paths(&mut adapted, &Paths::new(written));
         if !written.raws.is_empty() || !written.comments.is_empty() {
             restore_text(&mut adapted, written);
         }
@@ -446,24 +445,46 @@ fn restore_text(t: &mut Template, written: &Written) {
     }
 }
 
-/// Makes every path that is `name` alone (written for `.` by [`write_body`]) the current
-/// context.
-fn restore_dots(t: &mut Template, name: &str) {
+/// The paths the compiled template reads differently from handlebars.js.
+struct Paths {
+    /// The name written for `.` by [`write_body`]: the current context.
+    dot: Option<String>,
+    /// `@root` alone, which the crate reads as a local variable named `root` (empty): the
+    /// root of the inputs.
+    root: Option<Path>,
+}
+
+impl Paths {
+    fn new(written: &Written) -> Paths {
+        // The crate has no way to write `@root` alone: its first part, taken from a longer path.
+        let root = match Path::parse("@root/x") {
+            Ok(Path::Relative((segs, _))) => match segs.first() {
+                Some(seg @ PathSeg::Ruled(_)) => Some(Path::Relative((vec![seg.clone()], "@root".to_owned()))),
+                _ => None,
+            },
+            _ => None,
+        };
+        Paths { dot: written.dot.map(String::from), root }
+    }
+}
+
+/// Puts back the paths of [`Paths`] everywhere in `t`.
+fn restore_paths(t: &mut Template, paths: &Paths) {
     use TemplateElement as E;
     for e in &mut t.elements {
         match e {
             E::Expression(h) | E::HtmlExpression(h) | E::HelperBlock(h) => {
-                restore_in_helper(h, name);
+                restore_in_helper(h, paths);
                 for body in [&mut h.template, &mut h.inverse].into_iter().flatten() {
-                    restore_dots(body, name);
+                    restore_paths(body, paths);
                 }
             }
             E::DecoratorExpression(d) | E::PartialExpression(d) | E::DecoratorBlock(d) | E::PartialBlock(d) => {
                 for p in d.params.iter_mut().chain(d.hash.values_mut()) {
-                    restore_parameter(p, name);
+                    restore_parameter(p, paths);
                 }
                 if let Some(body) = &mut d.template {
-                    restore_dots(body, name);
+                    restore_paths(body, paths);
                 }
             }
             _ => {}
@@ -471,22 +492,30 @@ fn restore_dots(t: &mut Template, name: &str) {
     }
 }
 
-fn restore_in_helper(h: &mut HelperTemplate, name: &str) {
+fn restore_in_helper(h: &mut HelperTemplate, paths: &Paths) {
     for p in std::iter::once(&mut h.name).chain(h.params.iter_mut()).chain(h.hash.values_mut()) {
-        restore_parameter(p, name);
+        restore_parameter(p, paths);
     }
 }
 
-fn restore_parameter(p: &mut Parameter, name: &str) {
+fn restore_parameter(p: &mut Parameter, paths: &Paths) {
     match p {
         Parameter::Path(Path::Relative((segs, raw)))
-            if raw == name && matches!(segs.as_slice(), [PathSeg::Named(n)] if n == name) =>
+            if paths
+                .dot
+                .as_ref()
+                .is_some_and(|dot| raw == dot && matches!(segs.as_slice(), [PathSeg::Named(n)] if n == dot)) =>
         {
             *p = Parameter::Path(Path::Relative((Vec::new(), "this".to_owned())));
         }
+        Parameter::Path(Path::Local((0, name, _))) if name == "root" => {
+            if let Some(root) = &paths.root {
+                *p = Parameter::Path(root.clone());
+            }
+        }
         Parameter::Subexpression(s) => {
             if let TemplateElement::Expression(h) = s.element.as_mut() {
-                restore_in_helper(h, name);
+                restore_in_helper(h, paths);
             }
         }
         _ => {}
@@ -827,5 +856,15 @@ mod tests {
         assert_eq!(write_body("{{\"lit\"}}").source.as_deref(), Some("{{[lit]}}"));
         // A literal that is a helper's parameter, or holds a bracket, stays a literal.
         assert_eq!(write_body("{{lookup o \"k\"}}{{\"a]\"}}").source, None);
+    }
+
+    #[test]
+    fn root_alone_is_the_inputs() {
+        let data = serde_json::json!({"a": "x", "b": {"c": 1}});
+        let got = render(
+            "{{#each @root}}{{@key}};{{/each}}|{{lookup @root \"a\"}}|{{#with b}}{{#with @root}}{{a}}{{/with}}{{/with}}",
+            &data,
+        );
+        assert_eq!(got.as_deref(), Ok("a;b;|x|x"));
     }
 }

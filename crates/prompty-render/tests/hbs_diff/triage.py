@@ -24,8 +24,6 @@ CATEGORIES = {
     "reference-parse-error": "A template handlebars.js refuses (`{{l.0}}`: its lexer reads `.0` as a number; a "
                              "helper-less raw block) that the handlebars crate reads as a path and renders.",
     "missing-partial": "`{{> name}}` of a partial that does not exist: an error in handlebars.js, nothing here.",
-    "root-value": "`{{@root}}` as a value: handlebars.js prints the root object (`[object Object]`); the crate "
-                  "reads `@root` alone as a local variable named `root`, which is empty.",
     "parent-scope": "`../` inside a block that does not change the context (`#if`, `#unless`, the else of "
                     "`#with`): handlebars.js counts only the blocks that push a context, the crate counts every "
                     "block, so the path reaches a different scope.",
@@ -44,8 +42,9 @@ CATEGORIES = {
                         "its block there).",
     "value-printing": "How a value that is not a string prints: handlebars.js prints JavaScript's String() (a list "
                       "as its items joined by commas, an object as `[object Object]`, `1.0` as `1`, `-0.0` as "
-                      "`0`, `1e21` as `1e+21`, `null` as nothing); the handlebars crate prints JSON (`[1,2]`, "
-                      "`{\"a\":1}`, `1.0`, `-0.0`, `1e21`). Deliberate: a list or object prints its content.",
+                      "`0`, `1e21` as `1e+21`, `null` as nothing); the handlebars crate prints a list as its "
+                      "items in brackets (`[1, a]`), an object as `[object]`, and a number as its JSON text "
+                      "(`1.0`, `-0.0`, `1e21`). Deliberate: a list prints its content.",
 }
 
 PRINTED = re.compile(r"\[object Object\]|\d,|\be\+\d")
@@ -63,8 +62,6 @@ def classify(case):
         return "missing-partial"
     if wout is None or gout is None:
         return None
-    if "@root}}" in t and "[object Object]" in wout:
-        return "root-value"
     if "{{{{raw" in t and re.sub(r"\s", "", wout) == re.sub(r"\s", "", gout):
         return "raw-block-whitespace"
     if PRINTED.search(wout) or JSONISH.search(gout):
