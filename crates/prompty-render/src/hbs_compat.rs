@@ -20,6 +20,8 @@
 //!   each `~` is stripped from the compiled template's text;
 //! * the whitespace a raw block's body starts with, which the crate's grammar skips, is put
 //!   back;
+//! * a path that climbs with `../` past the root is nothing, as in handlebars.js (the crate
+//!   falls back to the innermost context);
 //! * `@root` alone is the root of the inputs (the crate reads it as a variable named `root`);
 //! * a string literal alone in a tag (`{{"name"}}`, a syntax error in the crate) is a name, as
 //!   handlebars.js reads it: written as a key in brackets (`{{[name]}}`), the same length.
@@ -51,7 +53,7 @@ pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str, written: &Written)
         }
         let mut params = Vec::new();
         block_params(&adapted, &mut params);
-        rewrite_template(&mut adapted, &Scope { nested: false, block_params: &params });
+        rewrite_template(&mut adapted, &Scope { nested: false, depth: Some(0), block_params: &params });
         hb.register_template(name, adapted);
     }
     hb.register_helper(MEMBER_HELPER, Box::new(MemberHelper));
@@ -93,6 +95,9 @@ struct Scope<'a> {
     /// `#each`, `#with`, a partial block or an inline partial): a name alone is read as a part
     /// of the context too.
     nested: bool,
+    /// How many enclosing bodies push a context (`#each`, `#with`): how far `../` can reach.
+    /// Unknown inside partials.
+    depth: Option<usize>,
     /// Every block parameter the template declares: a name that may be one is left to the
     /// crate, which resolves block parameters.
     block_params: &'a [String],
@@ -529,7 +534,11 @@ fn rewrite_template(t: &mut Template, scope: &Scope<'_>) {
             E::Expression(h) | E::HtmlExpression(h) => {
                 let name_only = !h.block && h.params.is_empty() && h.hash.is_empty();
                 let helper = matches!(&h.name, Parameter::Path(p) if is_helper_name(p));
-                if name_only
+                if name_only && matches!(&h.name, Parameter::Path(p) if beyond_root(p, scope)) {
+                    // Nothing is there: `{{__prompty_member null}}` prints nothing.
+                    h.name = Parameter::Name(MEMBER_HELPER.to_owned());
+                    h.params = vec![Parameter::Literal(Json::Null)];
+                } else if name_only
                     && !helper
                     && let Parameter::Path(path) = &h.name
                     && let Some(params) = member_params(path, scope)
@@ -544,7 +553,8 @@ fn rewrite_template(t: &mut Template, scope: &Scope<'_>) {
             E::HelperBlock(h) => {
                 rewrite_helper(h, scope);
                 let pushes = matches!(h.name.as_name(), Some("each" | "with"));
-                let inner = Scope { nested: scope.nested || pushes, block_params: scope.block_params };
+                let depth = scope.depth.map(|d| d + usize::from(pushes));
+                let inner = Scope { nested: scope.nested || pushes, depth, block_params: scope.block_params };
                 if let Some(body) = &mut h.template {
                     rewrite_template(body, &inner);
                 }
@@ -554,7 +564,7 @@ fn rewrite_template(t: &mut Template, scope: &Scope<'_>) {
             }
             E::DecoratorBlock(d) | E::PartialBlock(d) => {
                 if let Some(body) = &mut d.template {
-                    rewrite_template(body, &Scope { nested: true, block_params: scope.block_params });
+                    rewrite_template(body, &Scope { nested: true, depth: None, block_params: scope.block_params });
                 }
             }
             _ => {}
@@ -607,6 +617,7 @@ fn rewrite_helper(h: &mut HelperTemplate, scope: &Scope<'_>) {
 
 fn rewrite_parameter(p: &mut Parameter, scope: &Scope<'_>) {
     match p {
+        Parameter::Path(path) if beyond_root(path, scope) => *p = Parameter::Literal(Json::Null),
         Parameter::Path(path) => {
             if let Some(params) = member_params(path, scope) {
                 *p = Parameter::Subexpression(Subexpression::new(
@@ -623,6 +634,17 @@ fn rewrite_parameter(p: &mut Parameter, scope: &Scope<'_>) {
         }
         _ => {}
     }
+}
+
+/// Whether `path` climbs with `../` past the root: handlebars.js finds nothing there, the
+/// crate the innermost context.
+fn beyond_root(path: &Path, scope: &Scope<'_>) -> bool {
+    let Path::Relative((segs, raw)) = path else { return false };
+    if !raw.starts_with("../") {
+        return false;
+    }
+    let ups = segs.iter().take_while(|s| matches!(s, PathSeg::Ruled(_))).count();
+    scope.depth.is_some_and(|d| ups > d)
 }
 
 /// The parameters of the member helper for `path`: the path up to its first name, then each
@@ -866,5 +888,16 @@ mod tests {
             &data,
         );
         assert_eq!(got.as_deref(), Ok("a;b;|x|x"));
+    }
+
+    #[test]
+    fn parents_past_the_root_are_nothing() {
+        let data = serde_json::json!({"s": "top", "o": {"s": "in"}, "l": [1]});
+        let got = render(
+            "{{#if s}}[{{../s}}]{{/if}}{{#with o}}{{s}}{{../s}}[{{../../s}}]{{#if ../../s}}y{{else}}n{{/if}}{{/with}}\
+             {{#each l}}{{../s}}{{/each}}",
+            &data,
+        );
+        assert_eq!(got.as_deref(), Ok("[]intop[]ntop"));
     }
 }

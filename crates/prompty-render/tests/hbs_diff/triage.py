@@ -25,8 +25,8 @@ CATEGORIES = {
                              "helper-less raw block) that the handlebars crate reads as a path and renders.",
     "missing-partial": "`{{> name}}` of a partial that does not exist: an error in handlebars.js, nothing here.",
     "parent-scope": "`../` inside a block that does not change the context (`#if`, `#unless`, the else of "
-                    "`#with`): handlebars.js counts only the blocks that push a context, the crate counts every "
-                    "block, so the path reaches a different scope.",
+                    "`#with`) where the path stays inside the root: which scope it reaches differs between "
+                    "handlebars.js and the crate in these cases.",
     "with-empty": "`#with` of an empty object or list: handlebars.js renders the block (any object is truthy in "
                   "JavaScript), the crate renders the else branch.",
     "key-over-array": "`@key` inside `#each` over a list: handlebars.js gives the index, the crate nothing.",
@@ -66,12 +66,12 @@ def classify(case):
         return "raw-block-whitespace"
     if PRINTED.search(wout) or JSONISH.search(gout):
         return "value-printing"
+    if re.search(r"#with (e|\(lookup)", t):
+        return "with-empty"
     if "../" in t:
         return "parent-scope"
     if "@key" in t:
         return "key-over-array"
-    if re.search(r"#with (e|\(lookup)", t):
-        return "with-empty"
     if re.search(r"~\}\}|\{\{~", t) and re.sub(r"\s", "", wout) == re.sub(r"\s", "", gout):
         return "whitespace-control"
     return "scope-resolution"
