@@ -22,6 +22,8 @@
 //!   back;
 //! * a path that climbs with `../` past the root is nothing, as in handlebars.js (the crate
 //!   falls back to the innermost context);
+//! * `#if` and `#unless` of an empty object render as handlebars.js does (any object is true
+//!   in JavaScript; the crate calls an empty one false);
 //! * `@root` alone is the root of the inputs (the crate reads it as a variable named `root`);
 //! * a string literal alone in a tag (`{{"name"}}`, a syntax error in the crate) is a name, as
 //!   handlebars.js reads it: written as a key in brackets (`{{[name]}}`), the same length.
@@ -38,6 +40,9 @@ use handlebars::{
     Context, Handlebars, Helper, HelperDef, Path, PathSeg, RenderContext, RenderError, RenderErrorReason, ScopedJson,
 };
 use serde_json::Value as Json;
+
+/// The helper that tells whether a value is true for `#if` as handlebars.js tells it.
+const TRUTHY_HELPER: &str = "__prompty_truthy";
 
 /// The helper that reads the parts of a path after its first name.
 const MEMBER_HELPER: &str = "__prompty_member";
@@ -58,6 +63,7 @@ pub(crate) fn adapt(hb: &mut Handlebars<'static>, name: &str, written: &Written)
     }
     hb.register_helper(MEMBER_HELPER, Box::new(MemberHelper));
     hb.register_helper("lookup", Box::new(LookupHelper));
+    hb.register_helper(TRUTHY_HELPER, Box::new(TruthyHelper));
 }
 
 /// The helpers a name alone can call (`{{log}}`): such a name is left to the crate.
@@ -552,6 +558,15 @@ fn rewrite_template(t: &mut Template, scope: &Scope<'_>) {
             }
             E::HelperBlock(h) => {
                 rewrite_helper(h, scope);
+                if matches!(h.name.as_name(), Some("if" | "unless")) && h.hash.is_empty() && h.params.len() == 1 {
+                    // `{{#if x}}` becomes `{{#if (__prompty_truthy x)}}`.
+                    let condition = std::mem::replace(&mut h.params[0], Parameter::Literal(Json::Null));
+                    h.params[0] = Parameter::Subexpression(Subexpression::new(
+                        Parameter::Name(TRUTHY_HELPER.to_owned()),
+                        vec![condition],
+                        HashMap::new(),
+                    ));
+                }
                 let pushes = matches!(h.name.as_name(), Some("each" | "with"));
                 let depth = scope.depth.map(|d| d + usize::from(pushes));
                 let inner = Scope { nested: scope.nested || pushes, depth, block_params: scope.block_params };
@@ -745,6 +760,31 @@ impl HelperDef for MemberHelper {
     }
 }
 
+/// `__prompty_truthy value`: whether `#if` renders its block in handlebars.js. Nothing,
+/// `null`, `false`, `0`, `""` and an empty list are false; anything else (an empty object
+/// too, where the crate says false) is true.
+struct TruthyHelper;
+
+impl HelperDef for TruthyHelper {
+    fn call_inner<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        _: &'reg Handlebars<'reg>,
+        _: &'rc Context,
+        _: &mut RenderContext<'reg, 'rc>,
+    ) -> Result<ScopedJson<'rc>, RenderError> {
+        let truthy = match h.param(0).map(|p| p.value()) {
+            None | Some(Json::Null) => false,
+            Some(Json::Bool(b)) => *b,
+            Some(Json::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+            Some(Json::String(s)) => !s.is_empty(),
+            Some(Json::Array(items)) => !items.is_empty(),
+            Some(Json::Object(_)) => true,
+        };
+        Ok(ScopedJson::Derived(Json::Bool(truthy)))
+    }
+}
+
 /// `lookup value key`, with the key read as handlebars.js reads it.
 struct LookupHelper;
 
@@ -899,5 +939,16 @@ mod tests {
             &data,
         );
         assert_eq!(got.as_deref(), Ok("[]intop[]ntop"));
+    }
+
+    #[test]
+    fn if_of_an_empty_object_is_true() {
+        let data = serde_json::json!({"e": {}, "l": [], "z": 0, "s": "0"});
+        let got = render(
+            "{{#if e}}a{{/if}}{{#if l}}b{{/if}}{{#if z}}c{{/if}}{{#if s}}d{{/if}}{{#unless e}}f{{/unless}}\
+             {{#if l}}{{else if e}}g{{/if}}{{#if z includeZero=true}}h{{/if}}",
+            &data,
+        );
+        assert_eq!(got.as_deref(), Ok("adgh"));
     }
 }
