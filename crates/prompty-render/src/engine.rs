@@ -15,6 +15,8 @@ use crate::error::{Error, ErrorKind};
 #[cfg(feature = "handlebars")]
 use crate::hbs;
 #[cfg(feature = "handlebars")]
+use crate::hbs_compat;
+#[cfg(feature = "handlebars")]
 use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Direct, Limits};
 use crate::mark::{Mark, Marking};
@@ -184,10 +186,15 @@ impl Engine {
                     .map_err(|d| too_deep(&d, "Handlebars syntax error", &source, loc, limits))?;
                 let mut hb = handlebars::Handlebars::new();
                 hb.register_escape_fn(handlebars::no_escape);
-                hb.register_template_string(TEMPLATE_NAME, &source).map_err(|e| {
+                // What the crate's grammar reads differently is written over with text of the same
+                // length: positions stay right.
+                let written = hbs_compat::write_body(&source);
+                let parsed = written.source.as_deref().unwrap_or(&source);
+                hb.register_template_string(TEMPLATE_NAME, parsed).map_err(|e| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {}", e.reason()));
                     hbs_located(err, &source, e.pos(), loc)
                 })?;
+                hbs_compat::adapt(&mut hb, TEMPLATE_NAME, &written);
                 hbs::prepare(&mut hb, TEMPLATE_NAME).map_err(|(message, at)| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {message}"));
                     hbs_located(err, &source, at, loc)

@@ -23,6 +23,8 @@ mod engine;
 mod error;
 #[cfg(feature = "handlebars")]
 mod hbs;
+#[cfg(feature = "handlebars")]
+mod hbs_compat;
 mod layout;
 mod limits;
 mod mark;
