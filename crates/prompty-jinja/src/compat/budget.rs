@@ -3,11 +3,11 @@
 //!
 //! minijinja charges each call one step of fuel, plus the string its input is and the value
 //! it returns. What happens in between is charged here, in the same units (one step pays
-//! for [`BYTES_PER_STEP`] bytes or [`ITEMS_PER_STEP`] items): every call runs in a
-//! [`metered`] scope, and the helpers it uses charge ([`spend_bytes`], [`spend_items`]) the
+//! for `BYTES_PER_STEP` bytes or `ITEMS_PER_STEP` items): every call runs in a
+//! `metered` scope, and the helpers it uses charge (`spend_bytes`, `spend_items`) the
 //! bytes and items they visit or build, so that the work of one call is in proportion to
 //! what it produces and reads, not one step whatever its size. Before a value is built, its
-//! size is checked ([`reserve`], [`reserve_items`], [`Text`]): no value may be larger than the
+//! size is checked (`reserve`, `reserve_items`, `Text`): no value may be larger than the
 //! render's output limit ([`start`]), nor than what the fuel left can pay for.
 //! A refusal is an out-of-fuel error whose message names the call and the limit; the
 //! renderer reports it as a limit error ([`is_refusal`]).
