@@ -45,7 +45,7 @@ pub(crate) fn install(env: &mut Environment<'_>) {
                 ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Undefined | ValueKind::Bytes
             )
     });
-    env.add_test("filter", |v: Value| named_in(&v, FILTERS));
+    env.add_test("filter", |v: Value| named_in(&v, crate::JINJA2_FILTERS));
     env.add_test("test", |v: Value| named_in(&v, TESTS));
     env.add_test("iterable", |v: Value| {
         py::is_dict_view(&v)
@@ -116,64 +116,6 @@ where
         budget::metered(state, what, || test(state, v, a))
     });
 }
-
-/// Jinja2 3.1's filter names (the environment here has the same set).
-const FILTERS: &[&str] = &[
-    "abs",
-    "attr",
-    "batch",
-    "capitalize",
-    "center",
-    "count",
-    "d",
-    "default",
-    "dictsort",
-    "e",
-    "escape",
-    "filesizeformat",
-    "first",
-    "float",
-    "forceescape",
-    "format",
-    "groupby",
-    "indent",
-    "int",
-    "items",
-    "join",
-    "last",
-    "length",
-    "list",
-    "lower",
-    "map",
-    "max",
-    "min",
-    "pprint",
-    "random",
-    "reject",
-    "rejectattr",
-    "replace",
-    "reverse",
-    "round",
-    "safe",
-    "select",
-    "selectattr",
-    "slice",
-    "sort",
-    "string",
-    "striptags",
-    "sum",
-    "title",
-    "tojson",
-    "trim",
-    "truncate",
-    "unique",
-    "upper",
-    "urlencode",
-    "urlize",
-    "wordcount",
-    "wordwrap",
-    "xmlattr",
-];
 
 /// Jinja2 3.1's test names.
 const TESTS: &[&str] = &[

@@ -38,64 +38,6 @@ declare_rule! {
     }
 }
 
-/// Python Jinja2's built-in filters.
-const JINJA2_FILTERS: &[&str] = &[
-    "abs",
-    "attr",
-    "batch",
-    "capitalize",
-    "center",
-    "count",
-    "d",
-    "default",
-    "dictsort",
-    "e",
-    "escape",
-    "filesizeformat",
-    "first",
-    "float",
-    "forceescape",
-    "format",
-    "groupby",
-    "indent",
-    "int",
-    "items",
-    "join",
-    "last",
-    "length",
-    "list",
-    "lower",
-    "map",
-    "max",
-    "min",
-    "pprint",
-    "random",
-    "reject",
-    "rejectattr",
-    "replace",
-    "reverse",
-    "round",
-    "safe",
-    "select",
-    "selectattr",
-    "slice",
-    "sort",
-    "string",
-    "striptags",
-    "sum",
-    "title",
-    "tojson",
-    "trim",
-    "truncate",
-    "unique",
-    "upper",
-    "urlencode",
-    "urlize",
-    "wordcount",
-    "wordwrap",
-    "xmlattr",
-];
-
 /// Whether the renderer's Jinja environment has the filter: the engine answers.
 fn known(name: &str) -> bool {
     prompty_render::has_jinja_filter(name)
@@ -113,13 +55,14 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         if is_known {
             continue;
         }
-        let finding = if JINJA2_FILTERS.contains(&name.as_str()) {
+        let finding = if prompty_jinja::JINJA2_FILTERS.contains(&name.as_str()) {
             UnknownFilter::META
                 .finding(cx.span(span.clone()), format!("Jinja2 has the filter `{name}` but this renderer does not"))
                 .severity(Severity::Warning)
                 .help("rewrite the expression without it; this toolkit cannot render the prompt as written")
         } else {
-            let candidates = candidates.get_or_init(|| JINJA2_FILTERS.iter().copied().filter(|f| known(f)).collect());
+            let candidates =
+                candidates.get_or_init(|| prompty_jinja::JINJA2_FILTERS.iter().copied().filter(|f| known(f)).collect());
             let help = match did_you_mean(name, candidates) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "see the Jinja2 built-in filters".to_owned(),
