@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use prompty_render::{ErrorKind, RenderOptions, Renderer};
 use prompty_syntax::yaml::Node;
-use prompty_syntax::{LineIndex, Loaded, Profile, Prompt};
+use prompty_syntax::{LineIndex, Loaded, Profile, Prompt, TemplateFormat};
 
 use crate::body::{Body, role_of};
-use crate::template::{Engine, Template};
+use crate::template::Template;
 
 /// A line that starts a message in the file's profile.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ pub(crate) struct Context<'a> {
     /// The front matter as written (references unresolved), spans into the file.
     pub(crate) front: Option<&'a Node>,
     pub(crate) body: Body,
-    pub(crate) engine: Engine,
+    pub(crate) format: Option<TemplateFormat>,
     pub(crate) template: Template,
     /// The template's compile error, when it does not compile.
     pub(crate) compile_error: Option<prompty_render::Error>,
@@ -68,12 +68,12 @@ impl<'a> Context<'a> {
         let front = loaded.document.as_ref().and_then(|d| d.tree.as_ref());
         let original = text.get(prompt.body_span.clone()).unwrap_or("");
         let body = Body::new(original, prompt.body_span.start, prompt.instructions.clone().unwrap_or_default());
-        let engine = Engine::of(&prompt.template.format.kind);
+        let format = TemplateFormat::from_kind(&prompt.template.format.kind);
         let mut compile_error = None;
         let mut renderer = None;
         // The template compiled either way, for its variables.
         let mut compiled = None;
-        if engine != Engine::Unknown && prompt.template.parser.kind == "prompty" {
+        if format.is_some() && prompt.template.parser.kind == "prompty" {
             // Compiled as `prompty render` compiles it; on failure, again without role-line
             // nonces, so that the error's spans point at the file as written.
             match Renderer::new(prompt.clone()) {
@@ -91,15 +91,16 @@ impl<'a> Context<'a> {
             }
         }
         let mut template =
-            if compile_error.is_none() { Template::analyze(engine, &body.text, profile) } else { Template::default() };
+            if compile_error.is_none() { Template::analyze(format, &body.text, profile) } else { Template::default() };
         // A Jinja body's variables come from the analysis's parse (the engine's own
         // computation over the same syntax tree), not from a second parse in the renderer.
-        let engine_vars = renderer.as_ref().or(compiled.as_ref()).filter(|_| engine != Engine::Handlebars).map(|r| {
-            match template.undeclared.take() {
-                Some(vars) => vars,
-                None => r.template_variables(),
-            }
-        });
+        let engine_vars =
+            renderer.as_ref().or(compiled.as_ref()).filter(|_| format != Some(TemplateFormat::Handlebars)).map(|r| {
+                match template.undeclared.take() {
+                    Some(vars) => vars,
+                    None => r.template_variables(),
+                }
+            });
         let mut roles = Vec::new();
         let mut too_many_roles = None;
         for (i, range) in body.lines.iter().enumerate() {
@@ -124,7 +125,7 @@ impl<'a> Context<'a> {
             profile,
             front,
             body,
-            engine,
+            format,
             template,
             compile_error,
             engine_vars,
@@ -272,7 +273,7 @@ mod tests {
             let text = std::fs::read_to_string(file).expect("a readable prompt");
             let loaded = load_str(&text, &MapHost::new(), &LoadOptions { lint: true, ..LoadOptions::default() });
             let Some(cx) = Context::new(&text, &loaded) else { continue };
-            if cx.engine != Engine::Jinja || cx.compile_error.is_some() {
+            if cx.format != Some(TemplateFormat::Jinja2) || cx.compile_error.is_some() {
                 continue;
             }
             let Some(prompt) = loaded.prompt.clone() else { continue };

@@ -10,27 +10,6 @@ use std::ops::Range;
 use minijinja::machinery::ast::{self, Expr, Stmt};
 use prompty_syntax::{Profile, TemplateFormat};
 
-/// The template language of a body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Engine {
-    Jinja,
-    Mustache,
-    Handlebars,
-    /// A format this toolkit does not render (the loader reports it).
-    Unknown,
-}
-
-impl Engine {
-    pub(crate) fn of(format: &str) -> Self {
-        match TemplateFormat::from_kind(format) {
-            Some(TemplateFormat::Jinja2) => Engine::Jinja,
-            Some(TemplateFormat::Mustache) => Engine::Mustache,
-            Some(TemplateFormat::Handlebars) => Engine::Handlebars,
-            None => Engine::Unknown,
-        }
-    }
-}
-
 /// One read of a variable.
 #[derive(Debug, Clone)]
 pub(crate) struct VarUse {
@@ -81,12 +60,12 @@ pub(crate) struct Template {
 }
 
 impl Template {
-    pub(crate) fn analyze(engine: Engine, body: &str, profile: Profile) -> Self {
-        let mut t = match engine {
-            Engine::Jinja => jinja(body, profile),
-            Engine::Mustache => mustache(body),
-            Engine::Handlebars => scan_tags(body, Flavor::Handlebars),
-            Engine::Unknown => Template::default(),
+    pub(crate) fn analyze(format: Option<TemplateFormat>, body: &str, profile: Profile) -> Self {
+        let mut t = match format {
+            Some(TemplateFormat::Jinja2) => jinja(body, profile),
+            Some(TemplateFormat::Mustache) => mustache(body),
+            Some(TemplateFormat::Handlebars) => scan_tags(body, Flavor::Handlebars),
+            None => Template::default(),
         };
         // Literal runs are disjoint pieces of the body; in body order (which the walkers
         // already produce) they can be searched instead of scanned.
@@ -442,7 +421,7 @@ mod tests {
     #[test]
     fn jinja_literals_know_their_blocks() {
         let body = "system:\nhi {{ name | upper }}\n{% if x %}\nuser:\n{{ q }}\n{% endif %}";
-        let t = Template::analyze(Engine::Jinja, body, Profile::Spec);
+        let t = Template::analyze(Some(TemplateFormat::Jinja2), body, Profile::Spec);
         assert!(t.parsed);
         let user = body.find("user:").expect("user");
         assert_eq!(t.literal_at(user).map(|l| l.depth), Some(1));
@@ -458,7 +437,7 @@ mod tests {
     #[test]
     fn mustache_sections_and_comments() {
         let body = "{{! note }}\nsystem:\n{{#items}}\nuser:\n{{.}}\n{{/items}}\n{{x}}";
-        let t = Template::analyze(Engine::Mustache, body, Profile::Spec);
+        let t = Template::analyze(Some(TemplateFormat::Mustache), body, Profile::Spec);
         let user = body.find("user:").expect("user");
         assert_eq!(t.literal_at(user).and_then(|l| l.block.as_deref()), Some("items"));
         assert!(!t.prints_in(body, 0..11));
@@ -471,12 +450,15 @@ mod tests {
     fn searches_agree_with_scans() {
         let bodies = [
             (
-                Engine::Jinja,
+                Some(TemplateFormat::Jinja2),
                 "system:\nhi {{ a }}{{b}} x\n{% if c %}\nuser:\n  {{ d }}\n{% endif %}{# c #}\n\n{% for i in e %}{{ i }}{% endfor %}tail",
             ),
-            (Engine::Jinja, "{% raw %}{{ x }}{% endraw %}\n{%- if y -%}\n  \n{%- endif %}\nuser:\n"),
-            (Engine::Mustache, "{{! c }}\nsystem:\n{{#s}}\nuser:\n{{.}} {{{t}}}\n{{/s}}\n \n{{^n}}x{{/n}}"),
-            (Engine::Handlebars, "{{#if a}}\nuser:\n{{b}}\n{{/if}}\n  \n{{c}}"),
+            (Some(TemplateFormat::Jinja2), "{% raw %}{{ x }}{% endraw %}\n{%- if y -%}\n  \n{%- endif %}\nuser:\n"),
+            (
+                Some(TemplateFormat::Mustache),
+                "{{! c }}\nsystem:\n{{#s}}\nuser:\n{{.}} {{{t}}}\n{{/s}}\n \n{{^n}}x{{/n}}",
+            ),
+            (Some(TemplateFormat::Handlebars), "{{#if a}}\nuser:\n{{b}}\n{{/if}}\n  \n{{c}}"),
         ];
         for (engine, body) in bodies {
             let t = Template::analyze(engine, body, Profile::Spec);

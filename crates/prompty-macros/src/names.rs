@@ -51,12 +51,13 @@ pub(crate) fn type_base(prompt_name: Option<&str>, stem: &str) -> String {
     prompt_name.and_then(type_name).or_else(|| type_name(stem)).unwrap_or_else(|| "Prompt".to_owned())
 }
 
-/// The `__require_engine!` argument for a template format.
+/// The `__require_engine!` argument for a template format (the checked prompt's format is
+/// one the renderer knows; anything else falls back to Jinja, the format's default).
 pub(crate) fn engine(format: &str) -> &'static str {
-    match format {
-        "mustache" => "mustache",
-        "handlebars" | "hbs" => "handlebars",
-        _ => "jinja",
+    match prompty_syntax::TemplateFormat::from_kind(format) {
+        Some(prompty_syntax::TemplateFormat::Mustache) => "mustache",
+        Some(prompty_syntax::TemplateFormat::Handlebars) => "handlebars",
+        Some(prompty_syntax::TemplateFormat::Jinja2) | None => "jinja",
     }
 }
 

@@ -13,10 +13,6 @@ use prompty_syntax::{LineIndex, Profile, TemplateFormat};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 #[cfg(feature = "handlebars")]
-use crate::hbs;
-#[cfg(feature = "handlebars")]
-use crate::hbs_compat;
-#[cfg(feature = "handlebars")]
 use crate::limits::CappedWriter;
 use crate::limits::{CappedString, Direct, Limits};
 use crate::mark::{Mark, Marking};
@@ -188,14 +184,14 @@ impl Engine {
                 hb.register_escape_fn(handlebars::no_escape);
                 // What the crate's grammar reads differently is written over with text of the same
                 // length: positions stay right.
-                let written = hbs_compat::write_body(&source);
+                let written = crate::handlebars::compat::write_body(&source);
                 let parsed = written.source.as_deref().unwrap_or(&source);
                 hb.register_template_string(TEMPLATE_NAME, parsed).map_err(|e| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {}", e.reason()));
                     hbs_located(err, &source, e.pos(), loc)
                 })?;
-                hbs_compat::adapt(&mut hb, TEMPLATE_NAME, &written);
-                hbs::prepare(&mut hb, TEMPLATE_NAME).map_err(|(message, at)| {
+                crate::handlebars::compat::adapt(&mut hb, TEMPLATE_NAME, &written);
+                crate::handlebars::prepare(&mut hb, TEMPLATE_NAME).map_err(|(message, at)| {
                     let err = Error::new(ErrorKind::TemplateSyntax, format!("Handlebars syntax error: {message}"));
                     hbs_located(err, &source, at, loc)
                 })?;
@@ -218,7 +214,7 @@ impl Engine {
     }
 
     /// Renders with `ctx` and the [`Marking`] of a marked template: the text without the
-    /// marks, and the places of the marks and of the direct places ([`crate::marks`]).
+    /// marks, and the places of the marks and of the direct places ([`crate::compile`]).
     pub(crate) fn render_marked(
         &self,
         ctx: &Context<'_>,
@@ -282,7 +278,7 @@ impl Engine {
                 let mut out = CappedWriter::new(limits.max_output, body.len() * 2, mark_text, marks);
                 // The mark is a helper's output, not data: no lookup or iteration of the
                 // inputs can print it.
-                let scope = hbs::RenderScope::start(limits.steps, mark.copied());
+                let scope = crate::handlebars::RenderScope::start(limits.steps, mark.copied());
                 let result = hb.render_to_write(TEMPLATE_NAME, &ctx.to_json(None), &mut out);
                 let exhausted = scope.exhausted();
                 drop(scope);
@@ -356,7 +352,7 @@ impl Engine {
     }
 
     /// Splices the promptflow mark into a compiled Handlebars template: at each (raw string,
-    /// byte offset) of `places`, raw strings counted in pre-order (see [`hbs::splice_marks`]).
+    /// byte offset) of `places`, raw strings counted in pre-order (see [`crate::handlebars::splice_marks`]).
     #[cfg(feature = "handlebars")]
     pub(crate) fn splice_marks(&mut self, places: &[(usize, usize)]) {
         if let Engine::Handlebars(hb) = self
@@ -364,7 +360,7 @@ impl Engine {
             && let Some(template) = hb.get_template(TEMPLATE_NAME)
         {
             let mut marked = template.clone();
-            hbs::splice_marks(&mut marked, places);
+            crate::handlebars::splice_marks(&mut marked, places);
             hb.register_template(TEMPLATE_NAME, marked);
         }
     }

@@ -237,10 +237,10 @@ impl HbsWalk<'_> {
                 }
                 // Renders nothing.
                 E::Comment(_) => {}
-                E::Expression(h) if crate::hbs::is_step(h) => {}
+                E::Expression(h) if crate::handlebars::is_step(h) => {}
                 E::HelperBlock(h) => {
                     self.follows = false;
-                    let opaque = !self.raw && crate::hbs::is_raw(h);
+                    let opaque = !self.raw && crate::handlebars::is_raw(h);
                     for body in [&h.template, &h.inverse].into_iter().flatten() {
                         if opaque {
                             self.skip(body);
@@ -264,7 +264,7 @@ impl HbsWalk<'_> {
 
     /// Counts the raw strings of a body that gets no marks.
     fn skip(&mut self, t: &HbsTemplate) {
-        self.index += crate::hbs::raw_strings(t);
+        self.index += crate::handlebars::raw_strings(t);
     }
 }
 
@@ -295,5 +295,44 @@ mod tests {
         let all = mustache(&t, true);
         assert_eq!(shown(&all), "A\n|user:\n|\nBC\nD");
         assert_eq!(all.tags, ["{{__prompty_mark}}", "<%__prompty_mark%>"]);
+    }
+
+    #[test]
+    fn runs_in_capturing_blocks_are_not_direct() {
+        let directs = |body: &str| -> Vec<(String, bool)> {
+            let layout = jinja(body, true, false, &mut |_, _| {});
+            layout
+                .runs
+                .iter()
+                .map(|r| {
+                    let end = layout.view[r.view_at..].find(BOUNDARY).map_or(layout.view.len(), |k| r.view_at + k);
+                    (layout.view[r.view_at..end].to_owned(), r.direct)
+                })
+                .collect()
+        };
+        let body = "A{% for x in xs %}B{% if x %}C{% endif %}{% endfor %}\
+                    {% macro m() %}D{% for y in ys recursive %}E{% endfor %}{% endmacro %}\
+                    {% set v %}F{% endset %}{% set w = 1 %}G{% filter upper %}H{% endfilter %}\
+                    {% call m() %}I{% endcall %}{% for z in zs recursive %}J{% if z %}K{% endif %}{% endfor %}L";
+        let expected = [
+            ("A", true),
+            ("B", true),
+            ("C", true),
+            ("D", false),
+            ("E", false),
+            ("F", false),
+            ("G", true),
+            ("H", false),
+            ("I", false),
+            ("J", false),
+            ("K", false),
+            ("L", true),
+        ];
+        let expected: Vec<(String, bool)> = expected.iter().map(|(t, d)| ((*t).to_owned(), *d)).collect();
+        assert_eq!(directs(body), expected);
+        // A block structure that does not add up (an `endset` with no `set` block open):
+        // every run gets marks.
+        let confused = directs("A{% set x = 1 %}B{% endset %}C");
+        assert!(confused.iter().all(|(_, d)| !d), "{confused:?}");
     }
 }

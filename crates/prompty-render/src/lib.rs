@@ -18,36 +18,36 @@
 #![warn(missing_docs)]
 
 pub mod codes;
+mod compile;
 mod context;
 mod engine;
 mod error;
 #[cfg(feature = "handlebars")]
-mod hbs;
-#[cfg(feature = "handlebars")]
-mod hbs_compat;
+mod handlebars;
 mod layout;
 mod limits;
 mod mark;
-mod marks;
 // The message model lives in prompty-syntax, beside the prompt model; `crate::message`
 // keeps naming it here.
 use prompty_syntax::message;
 mod nesting;
-mod parse;
 mod pfimage;
-mod promptflow;
+mod plan;
 pub use prompty_jinja::pyrepr;
 mod renderer;
+mod rich;
 mod roles;
+mod split;
 mod text;
 
 pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
 pub use limits::Limits;
-pub use parse::{MAX_MESSAGES, split_messages};
-pub use promptflow::split_messages_promptflow;
 pub use prompty_jinja::has_filter as has_jinja_filter;
 pub use prompty_syntax::{Message, Part};
 pub use renderer::{RenderOptions, Renderer, Segment};
 pub use roles::{PROMPTFLOW_ROLES, SPEC_ROLES, role_line};
+pub use split::MAX_MESSAGES;
+pub use split::promptflow::split_messages_promptflow;
+pub use split::spec::split_messages;
 pub use text::messages_to_text;

@@ -96,7 +96,7 @@ impl Default for Limits {
 /// Output that refuses to grow past a cap: text for the Jinja2 engine ([`CappedString`],
 /// a `fmt::Write`), bytes for Handlebars ([`CappedWriter`], an `io::Write`).
 ///
-/// With a mark ([`crate::marks`]), a write of exactly the mark is recorded instead of
+/// With a mark ([`crate::compile`]), a write of exactly the mark is recorded instead of
 /// written: the Jinja formatter writes each of the render's marks in a value on its own (the
 /// template's own `{{ mark }}`, or the marks inside a macro's or block's output), the
 /// Handlebars mark helper writes it alone, and the template's text holds none. Marks do not

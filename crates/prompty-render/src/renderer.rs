@@ -6,17 +6,20 @@ use prompty_syntax::{Profile, Prompt, PropertyKind, TemplateFormat};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::compile::{CompileTarget, Compiled, compile};
 use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::mark::{MARK_VAR, Mark, Marking};
-use crate::marks::{Provenance, Shapes, compile_marked};
 use crate::message::Message;
-use crate::parse::{MAX_MESSAGES, RichInput, expand_rich, split_inner};
 use crate::pfimage::{self, PfImage, apply_images, image_of, markdown_image_prepass};
-use crate::promptflow::{Escapes, split_checked};
+use crate::plan::TemplatePlaces;
+use crate::rich::{RichInput, expand_rich};
 use crate::roles::forges_boundary;
+use crate::split::MAX_MESSAGES;
+use crate::split::promptflow::{Escapes, split_checked};
+use crate::split::spec::split_inner;
 
 /// The name the spec profile's role-line nonce had; reserved like [`MARK_VAR`].
 const NONCE_VAR: &str = "__prompty_nonce";
@@ -66,21 +69,11 @@ pub struct Renderer {
     format: TemplateFormat,
     limits: Limits,
     location: BodyLocation,
-    /// The body as compiled for prepare: provenance marks before role words, labels and
-    /// line breaks (promptflow profile, and spec profile when strict; in Jinja only inside
-    /// capturing blocks).
-    body: String,
-    engine: Engine,
+    /// The template as compiled for prepare: with marks before the role words, labels and
+    /// line breaks the split checks (promptflow profile, and spec profile when strict; in
+    /// Jinja only inside capturing blocks).
+    compiled: Compiled,
     strict: bool,
-    /// How many marks the compiled template holds (0: it is the prompt's template).
-    marks: usize,
-    /// Places of the compiled template's own text that the render records without marks
-    /// ([`crate::marks::Marked::direct`]).
-    direct: Vec<usize>,
-    /// Whether role-line starts and line breaks carry marks too.
-    line_marks: bool,
-    /// The template's own role lines, which a role line at a mark must be one of.
-    shapes: Shapes,
     /// The roles thread inputs may carry (`None`: any).
     thread_roles: Option<Vec<String>>,
     /// The body without nonces or marks, compiled on first use (for `render_text`).
@@ -125,13 +118,8 @@ impl Renderer {
             .then(|| markdown_image_prepass(&instructions))
             .flatten();
         let instructions = prepassed.clone().unwrap_or(instructions);
-        let (body, engine, marks, direct, line_marks, shapes) = if profile == Profile::Promptflow || strict {
-            let marked = compile_marked(format, &instructions, profile, &options.limits, &location)?;
-            (marked.body, marked.engine, marked.marks, marked.direct, marked.lines, marked.shapes)
-        } else {
-            let engine = Engine::compile(format, instructions.clone(), profile, &options.limits, &location)?;
-            (instructions, engine, 0, Vec::new(), false, Shapes::default())
-        };
+        let target = CompileTarget { format, profile, limits: &options.limits, location: &location };
+        let compiled = compile(&target, &instructions, profile == Profile::Promptflow || strict)?;
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
@@ -141,13 +129,8 @@ impl Renderer {
             format,
             limits: options.limits,
             location,
-            body,
-            engine,
+            compiled,
             strict,
-            marks,
-            direct,
-            line_marks,
-            shapes,
             thread_roles: options.thread_roles,
             plain,
             prepassed,
@@ -168,7 +151,7 @@ impl Renderer {
     /// The variables the template reads (Jinja and Mustache); the renderer's own nonce and
     /// mark variables are left out.
     pub fn template_variables(&self) -> Vec<String> {
-        let mut vars = self.engine.variables();
+        let mut vars = self.compiled.engine.variables();
         vars.retain(|v| v != NONCE_VAR && v != MARK_VAR);
         vars
     }
@@ -200,14 +183,11 @@ impl Renderer {
             Profile::Spec if self.strict => {
                 // Every role line must be at a place of the template's own (a mark or a
                 // direct place).
-                let (text, marks) = self.render_marked(&ctx)?;
+                let (text, places) = self.render_marked(&ctx)?;
                 // The context doubles as the inputs an injection error names: the mark can
                 // never hold a role line.
-                let messages = split_inner(
-                    &text,
-                    Some(&Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes }),
-                    MAX_MESSAGES,
-                )?;
+                let places = TemplatePlaces::new(places, &self.compiled.checks, &ctx);
+                let messages = split_inner(&text, Some(&places), MAX_MESSAGES)?;
                 if rich.is_empty() {
                     Ok(messages)
                 } else {
@@ -215,7 +195,7 @@ impl Renderer {
                 }
             }
             Profile::Spec => {
-                let text = self.engine.render(&ctx, &self.limits, &self.body, &self.location)?;
+                let text = self.compiled.engine.render(&ctx, &self.limits, &self.compiled.body, &self.location)?;
                 let messages = split_inner(&text, None, MAX_MESSAGES)?;
                 if rich.is_empty() {
                     Ok(messages)
@@ -230,10 +210,9 @@ impl Renderer {
                 // replaced by placeholders before rendering and restored after the split.
                 let escapes = Escapes::escape(&mut ctx)?;
                 // Any other role line or label must be at a place of the template's own.
-                let (text, marks) = self.render_marked(&ctx)?;
-                let provenance =
-                    Provenance { marks: &marks, inputs: &ctx, lines: self.line_marks, shapes: &self.shapes };
-                let mut messages = split_checked(&text, Some(&provenance))?;
+                let (text, places) = self.render_marked(&ctx)?;
+                let places = TemplatePlaces::new(places, &self.compiled.checks, &ctx);
+                let mut messages = split_checked(&text, Some(&places))?;
                 apply_images(&mut messages, &images);
                 escapes.restore(&mut messages);
                 Ok(messages)
@@ -243,11 +222,12 @@ impl Renderer {
 
     /// Renders the compiled template with a fresh mark (when it holds any): the text
     /// without the marks, and the places of the template's own role words, labels and line
-    /// breaks ([`crate::marks`]).
+    /// breaks ([`crate::compile`]).
     fn render_marked(&self, ctx: &Context<'_>) -> Result<(String, Vec<usize>), Error> {
-        let mark = if self.marks > 0 { Some(Mark::new(random_u64()?)) } else { None };
-        let marking = Marking { mark: mark.as_ref(), marks: self.marks, direct: &self.direct };
-        self.engine.render_marked(ctx, marking, &self.limits, &self.body, &self.location)
+        let c = &self.compiled;
+        let mark = if c.marks > 0 { Some(Mark::new(random_u64()?)) } else { None };
+        let marking = Marking { mark: mark.as_ref(), marks: c.marks, direct: &c.direct };
+        c.engine.render_marked(ctx, marking, &self.limits, &c.body, &self.location)
     }
 
     /// Renders a Jinja template into provenance segments: literal template text and
@@ -332,8 +312,8 @@ impl Renderer {
 
     fn plain_engine(&self) -> Result<&Engine, Error> {
         // Without nonces or marks the compiled body is the plain body.
-        if self.marks == 0 {
-            return Ok(&self.engine);
+        if self.compiled.marks == 0 {
+            return Ok(&self.compiled.engine);
         }
         let compiled = self.plain.get_or_init(|| {
             Engine::compile(self.format, self.plain_body().to_owned(), self.profile, &self.limits, &self.location)
@@ -526,8 +506,11 @@ mod tests {
             prompty_syntax::load_str(text, &prompty_syntax::MapHost::new(), &Default::default()).prompt.expect("loads");
         let renderer = Renderer::new(prompt).expect("compiles");
         // Both role lines are written straight to the output: no marks, two direct places.
-        assert_eq!((renderer.body.as_str(), renderer.marks), ("system:\nhi\n# User[name=Bob]:\n{{q}}", 0));
-        let words: Vec<&str> = renderer.direct.iter().map(|&p| &renderer.body[p..p + 4]).collect();
+        assert_eq!(
+            (renderer.compiled.body.as_str(), renderer.compiled.marks),
+            ("system:\nhi\n# User[name=Bob]:\n{{q}}", 0)
+        );
+        let words: Vec<&str> = renderer.compiled.direct.iter().map(|&p| &renderer.compiled.body[p..p + 4]).collect();
         assert_eq!(words, ["syst", "User"]);
         let ms = renderer.prepare(&Map::new()).expect("renders");
         assert_eq!(ms[1].metadata.get("name"), Some(&Value::String("Bob".into())));

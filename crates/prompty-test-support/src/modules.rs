@@ -18,7 +18,7 @@ use std::path::Path;
 /// Which modules of a crate use which.
 #[derive(Debug, Clone, Default)]
 pub struct ModuleGraph {
-    /// Every module of the crate but the root, by path (`jinja_compat::py`), with the
+    /// Every module of the crate but the root, by path (`compat::py`), with the
     /// modules it uses (itself and the root left out).
     pub uses: BTreeMap<String, BTreeSet<String>>,
 }
@@ -78,7 +78,7 @@ impl ModuleGraph {
         graph
     }
 
-    /// The graph of `module` and the modules under it (`jinja_compat`, `jinja_compat::py`,
+    /// The graph of `module` and the modules under it (`compat`, `compat::py`,
     /// ...), with only the uses among them.
     pub fn within(&self, module: &str) -> ModuleGraph {
         let inside = |m: &str| m == module || m.strip_prefix(module).is_some_and(|r| r.starts_with("::"));

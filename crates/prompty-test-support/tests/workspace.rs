@@ -255,6 +255,85 @@ fn every_library_crate_warns_on_missing_docs_and_shows_an_example_on_its_top_pag
 /// whose modules may not import each other in a circle.
 const LAYERED: &[(&str, &[&str])] = &[("prompty-render", &[""]), ("prompty-jinja", &["", "compat"])];
 
+/// The crates read top-down as a pipeline: each layer, from the bottom, with the modules in
+/// it. A module may use modules of its own layer or of layers below it, never one above;
+/// every module of the crate (a file under `src`, root left out) has a layer.
+const PIPELINES: &[(&str, &[&[&str]])] = &[
+    (
+        "prompty-render",
+        &[
+            // Leaves: errors, role-line syntax, marks, nesting depth.
+            &["codes", "error", "roles", "mark", "nesting"],
+            // What a render reads and writes through.
+            &["limits", "context", "text"],
+            // The engines' own layers, and the template's text as they read it.
+            &["handlebars::compat", "handlebars", "layout"],
+            // Which places of that text the split checks.
+            &["plan"],
+            // One engine, compiled and rendered.
+            &["engine"],
+            // The template compiled for a render, marked as the plan says.
+            &["compile"],
+            // Rendered text to messages, checked against the places.
+            &["split", "split::spec", "split::promptflow", "rich", "pfimage"],
+            &["renderer"],
+        ],
+    ),
+    (
+        "prompty-jinja",
+        &[
+            &["pyrepr"],
+            // Python's behaviour over minijinja values, from its value model up to the filters.
+            &["compat::budget"],
+            &["compat::py", "compat::strings"],
+            &["compat::printf"],
+            &["compat::strformat"],
+            &["compat::filters", "compat::predicates", "compat::methods"],
+            &["compat", "growth", "lexer"],
+            // The earlier byte lexer, kept as the test oracle of `lexer`.
+            &["lexer_diff", "lexer_diff::old"],
+        ],
+    ),
+];
+
+#[test]
+fn pipeline_crates_use_no_module_above_their_own_layer() {
+    let meta = metadata();
+    let mut wrong = Vec::new();
+    for (krate, layers) in PIPELINES {
+        let package = packages(&meta).into_iter().find(|p| str_of(p, "name") == *krate);
+        let lib = package.and_then(|p| {
+            p["targets"].as_array()?.iter().find(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "lib")))
+        });
+        let src = lib.and_then(|t| Path::new(str_of(t, "src_path")).parent().map(Path::to_path_buf));
+        let src = src.unwrap_or_else(|| panic!("{krate}: no library target"));
+        let graph = ModuleGraph::read(&src);
+        let layer_of = |m: &str| layers.iter().position(|l| l.contains(&m));
+        for (module, uses) in &graph.uses {
+            let Some(own) = layer_of(module) else {
+                wrong.push(format!("{krate}: module `{module}` has no layer in PIPELINES"));
+                continue;
+            };
+            for used in uses {
+                match layer_of(used) {
+                    Some(layer) if layer > own => {
+                        wrong.push(format!("{krate}: `{module}` (layer {own}) uses `{used}` (layer {layer}), above it"))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for layer in *layers {
+            for m in *layer {
+                if !graph.uses.contains_key(*m) {
+                    wrong.push(format!("{krate}: PIPELINES names `{m}`, which is no module of the crate"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// Import cycles in [`LAYERED`] that are still being cut, each by its crate and its modules
 /// (sorted). The test prints them; an entry whose cycle is gone or has changed fails the
 /// test, so the list only shrinks.

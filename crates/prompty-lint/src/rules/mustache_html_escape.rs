@@ -1,6 +1,6 @@
 use crate::Finding;
 use crate::context::Context;
-use crate::template::Engine;
+use prompty_syntax::TemplateFormat;
 
 declare_rule! {
     /// ## What it does
@@ -39,7 +39,7 @@ declare_rule! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    if cx.engine != Engine::Mustache {
+    if cx.format != Some(TemplateFormat::Mustache) {
         return;
     }
     for v in cx.template.vars.iter().filter(|v| v.escapes_html) {

@@ -4,7 +4,9 @@ use prompty_syntax::did_you_mean;
 
 use crate::Finding;
 use crate::context::Context;
-use crate::template::{Engine, VarUse};
+use prompty_syntax::TemplateFormat;
+
+use crate::template::VarUse;
 
 declare_rule! {
     /// ## What it does
@@ -77,13 +79,14 @@ pub(crate) fn undeclared<'a>(cx: &'a Context<'_>) -> Vec<(&'a str, std::ops::Ran
     // Mustache names inside a section may come from the section's value: only
     // top-level reads are certain to come from the inputs.
     let mut first_reads: HashMap<&str, &VarUse> = HashMap::new();
-    for v in cx.template.vars.iter().filter(|v| cx.engine != Engine::Mustache || v.depth == 0) {
+    for v in cx.template.vars.iter().filter(|v| cx.format != Some(TemplateFormat::Mustache) || v.depth == 0) {
         first_reads.entry(v.root.as_str()).or_insert(v);
     }
     let mut out = Vec::new();
     for name in vars {
         if cx.declares(name)
-            || (cx.engine == Engine::Jinja && (GLOBALS.contains(&name.as_str()) || cx.template.guarded.contains(name)))
+            || (cx.format == Some(TemplateFormat::Jinja2)
+                && (GLOBALS.contains(&name.as_str()) || cx.template.guarded.contains(name)))
         {
             continue;
         }

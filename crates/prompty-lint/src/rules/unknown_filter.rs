@@ -5,7 +5,7 @@ use prompty_syntax::{Severity, did_you_mean};
 
 use crate::Finding;
 use crate::context::Context;
-use crate::template::Engine;
+use prompty_syntax::TemplateFormat;
 
 declare_rule! {
     /// ## What it does
@@ -44,7 +44,7 @@ fn known(name: &str) -> bool {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    if cx.engine != Engine::Jinja {
+    if cx.format != Some(TemplateFormat::Jinja2) {
         return;
     }
     let mut verdicts: HashMap<&str, bool> = HashMap::new();

@@ -1,5 +1,7 @@
 use std::collections::HashSet;
 
+use prompty_syntax::TemplateFormat;
+
 use crate::Finding;
 use crate::context::Context;
 
@@ -54,8 +56,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         if read.contains(input.name.as_str()) || bound.contains(input.name.as_str()) {
             continue;
         }
-        let tag = match cx.engine {
-            crate::template::Engine::Mustache => format!("{{{{{{{}}}}}}}", input.name),
+        let tag = match cx.format {
+            Some(TemplateFormat::Mustache) => format!("{{{{{{{}}}}}}}", input.name),
             _ => format!("{{{{{}}}}}", input.name),
         };
         out.push(

@@ -10,9 +10,10 @@ use serde_json::{Map, Value};
 
 use crate::context::{Context, blame};
 use crate::error::{Error, ErrorKind};
-use crate::marks::Provenance;
 use crate::message::Message;
+use crate::plan::TemplatePlaces;
 use crate::roles::skip_space;
+use crate::split::{MAX_MESSAGES, too_many_messages};
 use prompty_py::literal::LiteralError;
 use prompty_py::{py_space, py_strip};
 
@@ -113,26 +114,26 @@ pub fn split_messages_promptflow(text: &str) -> Result<Vec<Message>, Error> {
 
 /// Splits like promptflow; with `provenance`, a role line or label the template did not
 /// write is an injection error naming the input it came from.
-pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> Result<Vec<Message>, Error> {
+pub(crate) fn split_checked(text: &str, provenance: Option<&TemplatePlaces<'_>>) -> Result<Vec<Message>, Error> {
     let (pre, chunks) = split_chunks(text);
-    if chunks.len() > crate::parse::MAX_MESSAGES {
-        return Err(crate::parse::too_many_messages(crate::parse::MAX_MESSAGES));
+    if chunks.len() > MAX_MESSAGES {
+        return Err(too_many_messages(MAX_MESSAGES));
     }
     if let Some(p) = provenance {
-        if let Some(c) = chunks.iter().find(|c| !p.marked(c.word_at)) {
+        if let Some(c) = chunks.iter().find(|c| !p.own(c.word_at)) {
             return Err(role_line_error(text, c.word_at, p.inputs));
         }
-        if let Some(c) = chunks.iter().find(|c| !p.shapes.has_role(c.word)) {
+        if let Some(c) = chunks.iter().find(|c| !p.shapes().has_role(c.word)) {
             return Err(rewritten_error(c.word, p.inputs));
         }
         let bytes = text.as_bytes();
         // The role line starts right after a line break of the template's (or at the start)
         // with the template's own line, and ends with its own line break.
-        let glued = chunks.iter().filter(|_| p.lines).find(|c| {
+        let glued = chunks.iter().filter(|_| p.checks_lines()).find(|c| {
             let before = memchr::memrchr(b'\n', bytes.get(..c.word_at).unwrap_or_default());
             let start = before.map_or(0, |n| n + 1);
             let after = memchr::memchr(b'\n', bytes.get(c.word_at..).unwrap_or_default()).map(|k| c.word_at + k);
-            !p.marked(start) || before.is_some_and(|n| !p.marked(n)) || after.is_some_and(|n| !p.marked(n))
+            !(p.own_line_break(Some(start)) && p.own_line_break(before) && p.own_line_break(after))
         });
         if let Some(c) = glued {
             return Err(line_break_error(text, c.word_at, p.inputs));
@@ -161,13 +162,13 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&Provenance<'_>>) -> 
             match prompty_py::literal::literal_eval(list) {
                 Ok(calls) => {
                     if let Some(p) = provenance {
-                        if !p.marked(chunk.body_at + label_at) {
+                        if !p.own(chunk.body_at + label_at) {
                             let end = memchr::memchr(b'\n', body.as_bytes().get(newline_at + 1..).unwrap_or_default())
                                 .map_or(body.len(), |k| newline_at + 1 + k);
                             let around = body.get(label_at..end.max(label_at)).unwrap_or("");
                             return Err(label_error("tool_calls", around, p.inputs));
                         }
-                        if p.lines && !p.marked(chunk.body_at + newline_at) {
+                        if !p.own_line_break(Some(chunk.body_at + newline_at)) {
                             return Err(label_line_break_error("tool_calls", p.inputs));
                         }
                     }
@@ -244,7 +245,7 @@ fn tool_calls_label(body: &str) -> Option<(usize, usize, &str)> {
 
 /// A label match whose labels the template did not write is an injection error.
 fn check_labels<'a>(
-    provenance: Option<&Provenance<'_>>,
+    provenance: Option<&TemplatePlaces<'_>>,
     body: &str,
     body_at: usize,
     found: Option<Labelled<'a>>,
@@ -252,7 +253,7 @@ fn check_labels<'a>(
 ) -> Result<Option<Labelled<'a>>, Error> {
     if let (Some(p), Some(l)) = (provenance, &found) {
         for (word, at) in [(label, l.label_at), ("content", l.content_at)] {
-            if !p.marked(body_at + at) {
+            if !p.own(body_at + at) {
                 // The label's line and the next: a value may have given the line break.
                 let end = memchr::memchr(b'\n', body.as_bytes().get(l.newline_at + 1..).unwrap_or_default())
                     .map_or(body.len(), |k| l.newline_at + 1 + k);
@@ -262,7 +263,7 @@ fn check_labels<'a>(
         }
         // The line break after the label must be the template's: a value's would decide
         // whether the template's label is one.
-        if p.lines && !p.marked(body_at + l.newline_at) {
+        if !p.own_line_break(Some(body_at + l.newline_at)) {
             return Err(label_line_break_error(label, p.inputs));
         }
     }

@@ -1,4 +1,8 @@
-//! The Handlebars engine's share of the render budget.
+//! The Handlebars engine's layer over the handlebars crate: the render budget, the marks
+//! spliced into the compiled template (see [`crate::compile`]), and where the format reads a
+//! template as handlebars.js does ([`compat`]).
+//!
+//! ## The budget
 //!
 //! The handlebars crate has no limits of its own, so the compiled template is checked and
 //! instrumented before it is registered:
@@ -12,6 +16,8 @@
 //!   that nested loops stop even when they print nothing;
 //! * rendering writes through a writer that refuses to grow past the output cap, so a
 //!   huge output stops when it reaches the cap instead of being built first.
+
+pub(crate) mod compat;
 
 use std::cell::Cell;
 
@@ -32,7 +38,7 @@ thread_local! {
     static MARK: Cell<Option<Mark>> = const { Cell::new(None) };
 }
 
-/// Writes the render's mark (see [`crate::marks`]). A helper rather than a variable: the
+/// Writes the render's mark (see [`crate::compile`]). A helper rather than a variable: the
 /// template's data holds no mark, so no `lookup`, `#each` or path over the inputs reaches
 /// it, and an input cannot stand in for it.
 fn mark_helper(
