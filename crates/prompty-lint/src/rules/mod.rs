@@ -63,6 +63,7 @@ mod mustache_html_escape;
 mod repeated_role;
 mod required_with_default;
 mod role_in_control_block;
+mod role_line_after_value;
 mod role_line_trailing_whitespace;
 mod role_line_with_text;
 mod strict_disabled;
@@ -128,6 +129,7 @@ registry! {
     value_in_role_attributes::ValueInRoleAttributes,
     too_many_messages::TooManyMessages,
     context_window_exceeded::ContextWindowExceeded,
+    role_line_after_value::RoleLineAfterValue,
 }
 
 #[cfg(test)]
