@@ -384,7 +384,24 @@ fn scan_tags(body: &str, flavor: Flavor) -> Template {
             t.literals.push(Literal { range, depth: stack.len(), block: stack.last().cloned() });
         }
     };
-    while let Some(open) = body.get(pos..).and_then(|s| s.find("{{")).map(|i| pos + i) {
+    let mut search = 0usize;
+    while let Some(open) = body.get(search..).and_then(|s| s.find("{{")).map(|i| search + i) {
+        if flavor == Flavor::Handlebars {
+            let before = body.get(..open).unwrap_or_default();
+            if before.ends_with('\\') && !before.ends_with("\\\\") {
+                // `\{{x}}` prints `{{x}}`: literal text.
+                search = open + 2;
+                continue;
+            }
+            if let Some(raw) = raw_block(body, open) {
+                // A raw block's body is literal text; its opening and closing tags print nothing.
+                push_literal(&mut t, pos..open, &stack);
+                push_literal(&mut t, raw.body, &stack);
+                pos = raw.end;
+                search = raw.end;
+                continue;
+            }
+        }
         push_literal(&mut t, pos..open, &stack);
         let inner_start = open + 2;
         let (close_pat, inner_start) = match body.get(inner_start..) {
@@ -409,14 +426,49 @@ fn scan_tags(body: &str, flavor: Flavor) -> Template {
             _ => t.exprs.push(open..end),
         }
         pos = end;
+        search = end;
     }
     push_literal(&mut t, pos..body.len(), &stack);
     t
 }
 
+/// A Handlebars raw block (`{{{{name}}}}...{{{{/name}}}}`) opening at `open`.
+struct RawBlock {
+    /// The text between its tags.
+    body: Range<usize>,
+    /// The end of its closing tag.
+    end: usize,
+}
+
+fn raw_block(text: &str, open: usize) -> Option<RawBlock> {
+    let rest = text.get(open..)?.strip_prefix("{{{{")?;
+    let name_end = rest.find("}}}}")?;
+    let name = rest.get(..name_end)?.trim();
+    if name.is_empty() || name.starts_with('/') {
+        return None;
+    }
+    let body_start = open + 4 + name_end + 4;
+    let head = name.split_whitespace().next().unwrap_or(name);
+    let closer = ["{{{{/", head, "}}}}"].concat();
+    let body_len = text.get(body_start..)?.find(&closer)?;
+    Some(RawBlock { body: body_start..body_start + body_len, end: body_start + body_len + closer.len() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn handlebars_raw_blocks_and_escaped_tags_are_literal_text() {
+        let body = "{{{{raw}}}}{{q}}user:{{{{/raw}}}}\\{{r}}\n{{s}}";
+        let t = Template::analyze(Some(TemplateFormat::Handlebars), body, Profile::Spec);
+        let exprs: Vec<&str> = t.exprs.iter().map(|e| &body[e.clone()]).collect();
+        assert_eq!(exprs, ["{{s}}"]);
+        let q = body.find("{{q}}").expect("q");
+        assert!(t.literal_at(q).is_some(), "a raw block's body is literal");
+        let r = body.find("{{r}}").expect("r");
+        assert!(t.literal_at(r).is_some(), "an escaped tag is literal");
+    }
 
     #[test]
     fn jinja_literals_know_their_blocks() {
