@@ -18,7 +18,7 @@
 //! own line break whitespace control removes is left out: it is refused whenever it
 //! splits, since only a value can complete it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use prompty_py::py_space;
 use prompty_syntax::Profile;
@@ -160,9 +160,13 @@ impl<'a> TemplatePlaces<'a> {
 /// the template's text (`replace`) may have rewritten its role word or attributes.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Shapes {
-    /// The role lines the template writes whole, from the role word (lowercased) to the
-    /// line's end (trailing blanks dropped); in the promptflow profile, the role words.
-    whole: HashSet<String>,
+    /// The role lines the template writes whole (spec profile): the text after the role word
+    /// to the line's end (trailing blanks dropped), with the roles (lowercased) written
+    /// before it. Keyed by that text, so that a rendered role line is looked up without
+    /// building a key.
+    whole: HashMap<Box<str>, Vec<&'static str>>,
+    /// The role words the template writes (promptflow profile; lowercased, a handful).
+    words: Vec<&'static str>,
     /// The role lines with values inside their attributes: the role and the keys the
     /// template writes.
     open: HashSet<(&'static str, Vec<String>)>,
@@ -185,8 +189,10 @@ impl Shapes {
     /// value renders inside its attributes.
     fn add(&mut self, profile: Profile, line: &str) -> bool {
         if profile == Profile::Promptflow {
-            if let Some(word) = crate::roles::promptflow_role_prefix(line.as_bytes()) {
-                self.whole.insert(word.to_owned());
+            if let Some(word) = crate::roles::promptflow_role_prefix(line.as_bytes())
+                && !self.has_role(word)
+            {
+                self.words.push(word);
             }
             return false;
         }
@@ -198,7 +204,10 @@ impl Shapes {
                 true
             }
             _ => {
-                self.whole.insert(whole_key(role.role, line));
+                let roles = self.whole.entry(after_role(role.role, line).into()).or_default();
+                if !roles.contains(&role.role) {
+                    roles.push(role.role);
+                }
                 false
             }
         }
@@ -207,7 +216,7 @@ impl Shapes {
     /// How the rendered role line `line` (from its role word) fits (spec profile).
     pub(crate) fn fit(&self, line: &str) -> Fit {
         let Some(role) = crate::roles::role_line(line) else { return Fit::None };
-        if self.whole.contains(&whole_key(role.role, line)) {
+        if self.whole.get(after_role(role.role, line)).is_some_and(|roles| roles.contains(&role.role)) {
             return Fit::Whole;
         }
         let Some(attrs) = role.attrs else { return Fit::None };
@@ -221,14 +230,14 @@ impl Shapes {
     /// Whether the template writes a role line with the role word `word` (promptflow
     /// profile; any case).
     pub(crate) fn has_role(&self, word: &str) -> bool {
-        self.whole.contains(&word.to_ascii_lowercase())
+        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
     }
 }
 
-/// A role line from its role word (`role`, in any case) as [`Shapes::whole`] holds it.
-fn whole_key(role: &str, line: &str) -> String {
-    let rest = line.get(role.len()..).unwrap_or_default().trim_end_matches([' ', '\t', '\r', '\n']);
-    format!("{role}{rest}")
+/// What follows the role word `role` (written in any case at the start of `line`) to the
+/// line's end, trailing blanks dropped: the key of [`Shapes::whole`].
+fn after_role<'l>(role: &str, line: &'l str) -> &'l str {
+    line.get(role.len()..).unwrap_or_default().trim_end_matches([' ', '\t', '\r', '\n'])
 }
 
 /// The role words and labels of `text` read as one run (offsets of their words, ascending),
