@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every measurement of docs/performance.md, in one run. Needs hyperfine, GNU time and
 # valgrind (`apt-get install -y hyperfine time valgrind`). Run from anywhere; results go to
-# stdout. `QUICK=1` shortens every timed section (for a smoke run, not for the figures).
+# stdout. `QUICK=1` shortens every timed section (for a smoke run, not for the figures);
+# `FIRST_RUN=1` adds the fresh-clone timing of bench/first-run.sh (about half an hour).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -87,3 +88,9 @@ for cmd in "$bin/prompty render $file --inputs $work/j.json" "$bin/official-rend
   /usr/bin/time -v $cmd 2>&1 >/dev/null | grep -E 'Maximum resident' | sed "s|^|$(basename "${cmd%% *}"): |"
 done
 echo "load at end: $(uptime)"
+
+# A newcomer's first green run (fresh clone, empty target folder; about half an hour).
+if [ -n "${FIRST_RUN:-}" ]; then
+  echo "## first green run from a fresh clone"
+  "$here/first-run.sh"
+fi

@@ -1,77 +1,23 @@
-//! Differential test: the template reader built on minijinja's tokenizer against the byte
-//! lexer it replaced, and both against what minijinja renders.
+//! Differential test: the template reader built on minijinja's tokenizer against what
+//! minijinja renders. On templates whose tags write nothing, the text runs the reader keeps
+//! (after whitespace control, `trim_blocks`, comments and raw blocks) joined are exactly
+//! the rendered text.
 
-mod old;
-
-use crate::lexer::{Block, JinjaItem, jinja_lex};
+use crate::lexer::{JinjaItem, jinja_lex};
 use prompty_test_support::Rng;
 
 type R = std::ops::Range<usize>;
 
-/// What the layout reads of a template: the kept text runs, the raw blocks, the tags'
-/// blocks, and whether the last item ends the output.
-#[derive(Debug, PartialEq, Eq, Default)]
-struct Reading {
-    data: Vec<R>,
-    raw: Vec<(R, bool)>,
-    tags: Vec<Block>,
-    /// Text and raw runs in order (what renders when every tag writes nothing).
-    runs: Vec<R>,
-    last_ends: bool,
-}
-
-fn new_reading(src: &str, trim_blocks: bool) -> Reading {
-    let mut r = Reading::default();
-    for item in jinja_lex(src, trim_blocks) {
-        r.last_ends = false;
-        match item {
-            JinjaItem::Data(d) => {
-                r.last_ends = d.range.end == src.len();
-                r.data.push(d.range.clone());
-                r.runs.push(d.range);
-            }
-            JinjaItem::TrimmedEnd => r.last_ends = true,
-            JinjaItem::Raw(k, e) => {
-                r.last_ends = e;
-                r.runs.push(k.clone());
-                r.raw.push((k, e));
-            }
-            JinjaItem::Tag(b) => r.tags.push(b),
-        }
-    }
-    r
-}
-
-fn old_reading(src: &str, trim_blocks: bool) -> Reading {
-    let mut r = Reading::default();
-    for item in old::jinja_lex(src, trim_blocks) {
-        r.last_ends = false;
-        match item {
-            old::JinjaItem::Data(d) => {
-                let kept = d.kept(src);
-                r.last_ends = d.range.end == src.len() && kept.end == src.len();
-                if !kept.is_empty() {
-                    r.data.push(kept.clone());
-                    r.runs.push(kept);
-                }
-            }
-            old::JinjaItem::Comment => {}
-            old::JinjaItem::Raw(k, e) => {
-                r.last_ends = e;
-                r.runs.push(k.clone());
-                r.raw.push((k, e));
-            }
-            old::JinjaItem::Tag(b) => {
-                r.tags.push(match b {
-                    old::Block::None => Block::None,
-                    old::Block::Open { kind, captures } => Block::Open { kind, captures },
-                    old::Block::Close(k) => Block::Close(k),
-                    old::Block::Foreign => Block::Foreign,
-                });
-            }
-        }
-    }
-    r
+/// The text runs the reader keeps, in order: what renders when every tag writes nothing.
+fn kept_runs(src: &str, trim_blocks: bool) -> Vec<R> {
+    jinja_lex(src, trim_blocks)
+        .into_iter()
+        .filter_map(|item| match item {
+            JinjaItem::Data(d) => Some(d.range),
+            JinjaItem::Raw(k, _) => Some(k),
+            JinjaItem::TrimmedEnd | JinjaItem::Tag(_) => None,
+        })
+        .collect()
 }
 
 /// Pieces whose tags write nothing and capture nothing: what renders is the text runs.
@@ -223,85 +169,35 @@ fn concat(src: &str, runs: &[R]) -> String {
 }
 
 #[test]
-fn new_reader_against_old_lexer_and_minijinja() {
+fn the_reader_keeps_exactly_the_text_minijinja_renders() {
     let mut rng = Rng::new(0x1e7e);
     let (mut compared, mut rendered) = (0usize, 0usize);
-    let mut diffs: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
-    let mut not_compiling = 0usize;
-    let mut oracle_wrong: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    let mut wrong: Vec<String> = Vec::new();
     for case in 0..40_000 {
         let rendering = case % 2 == 0;
         let src = template(&mut rng, rendering);
         for trim in [false, true] {
             compared += 1;
-            let compiles = compiles(&src, trim);
-            let (o, n) = (old_reading(&src, trim), new_reading(&src, trim));
-            let show = || format!("{src:?} trim={trim}");
-            let (o, n) = if compiles {
-                (o, n)
-            } else {
-                if o != n {
-                    not_compiling += 1;
-                }
+            // Every template is read without a panic, whether it compiles or not.
+            let runs = kept_runs(&src, trim);
+            if !rendering || !compiles(&src, trim) {
                 continue;
-            };
-            if o.data != n.data {
-                let lone_cr = o
-                    .data
-                    .iter()
-                    .any(|r| src.as_bytes()[r.start] == b'\r' && src.as_bytes().get(r.start + 1) != Some(&b'\n'));
-                diffs
-                    .entry(if lone_cr && trim { "data: lone CR after a block end, trim_blocks" } else { "data: other" })
-                    .or_default()
-                    .push(format!("{} old={:?} new={:?}", show(), o.data, n.data));
             }
-            if o.raw != n.raw {
-                diffs.entry("raw").or_default().push(format!("{} old={:?} new={:?}", show(), o.raw, n.raw));
-            }
-            if o.tags != n.tags {
-                diffs.entry("tags").or_default().push(format!("{} old={:?} new={:?}", show(), o.tags, n.tags));
-            }
-            if o.last_ends != n.last_ends {
-                let raw_last = matches!(jinja_lex(&src, trim).last(), Some(JinjaItem::Raw(_, false)));
-                let class = match (o.last_ends, raw_last) {
-                    (true, true) => "last_ends: old true, new false, the last item a raw block",
-                    (true, false) => "last_ends: old true, new false, other",
-                    (false, _) => "last_ends: old false, new true",
-                };
-                diffs.entry(class).or_default().push(format!("{} old={} new={}", show(), o.last_ends, n.last_ends));
-            }
-            if rendering && let Some(out) = render(&src, trim) {
-                rendered += 1;
-                if concat(&src, &o.runs) != out {
-                    oracle_wrong.entry("old").or_default().push(format!(
-                        "{} out={out:?} old={:?}",
-                        show(),
-                        concat(&src, &o.runs)
-                    ));
-                }
-                if concat(&src, &n.runs) != out {
-                    oracle_wrong.entry("new").or_default().push(format!(
-                        "{} out={out:?} new={:?}",
-                        show(),
-                        concat(&src, &n.runs)
-                    ));
-                }
+            let Some(out) = render(&src, trim) else { continue };
+            rendered += 1;
+            let kept = concat(&src, &runs);
+            if kept != out {
+                wrong.push(format!("{src:?} trim={trim} out={out:?} kept={kept:?}"));
             }
         }
     }
-    eprintln!("compared {compared} readings, {rendered} rendered, {not_compiling} differing that do not compile");
-    for (k, v) in diffs
-        .iter()
-        .chain(oracle_wrong.iter().map(|(k, v)| (if *k == "old" { &"ORACLE-old" } else { &"ORACLE-new" }, v)))
-    {
-        eprintln!("== {k}: {} differences", v.len());
-        let mut v = v.clone();
-        v.sort_by_key(|s| s.len());
-        v.dedup();
-        let step = (v.len() / 25).max(1);
-        for s in v.iter().step_by(step).take(25) {
-            eprintln!("   {s}");
-        }
-    }
-    assert!(oracle_wrong.get("new").is_none_or(|v| v.is_empty()), "new reader disagrees with minijinja");
+    eprintln!("read {compared} templates, compared {rendered} with what minijinja renders");
+    assert!(rendered > compared / 4, "too few templates rendered: {rendered} of {compared}");
+    wrong.sort_by_key(String::len);
+    assert!(
+        wrong.is_empty(),
+        "{} readings disagree with minijinja, e.g.\n{}",
+        wrong.len(),
+        wrong.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }
