@@ -62,7 +62,7 @@ impl Mark {
 
 /// What a render of a marked template needs: this render's mark (none when the template
 /// holds none), how many marks the template holds, and its direct places
-/// ([`Marked::direct`]).
+/// ([`Compiled::direct`](crate::compile::Compiled::direct)).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Marking<'a> {
     pub(crate) mark: Option<&'a Mark>,
