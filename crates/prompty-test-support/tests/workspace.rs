@@ -255,6 +255,16 @@ fn every_library_crate_warns_on_missing_docs_and_shows_an_example_on_its_top_pag
 /// whose modules may not import each other in a circle.
 const LAYERED: &[(&str, &[&str])] = &[("prompty-render", &[""]), ("prompty-jinja", &["", "compat"])];
 
+/// The folder of `krate`'s library target (its `src`).
+fn library_src(meta: &Value, krate: &str) -> PathBuf {
+    let package = packages(meta).into_iter().find(|p| str_of(p, "name") == krate);
+    let lib = package.and_then(|p| {
+        p["targets"].as_array()?.iter().find(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "lib")))
+    });
+    let src = lib.and_then(|t| Path::new(str_of(t, "src_path")).parent().map(Path::to_path_buf));
+    src.unwrap_or_else(|| panic!("{krate}: no library target"))
+}
+
 /// The crates read top-down as a pipeline: each layer, from the bottom, with the modules in
 /// it. A module may use modules of its own layer or of layers below it, never one above;
 /// every module of the crate (a file under `src`, root left out) has a layer.
@@ -301,12 +311,7 @@ fn pipeline_crates_use_no_module_above_their_own_layer() {
     let meta = metadata();
     let mut wrong = Vec::new();
     for (krate, layers) in PIPELINES {
-        let package = packages(&meta).into_iter().find(|p| str_of(p, "name") == *krate);
-        let lib = package.and_then(|p| {
-            p["targets"].as_array()?.iter().find(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "lib")))
-        });
-        let src = lib.and_then(|t| Path::new(str_of(t, "src_path")).parent().map(Path::to_path_buf));
-        let src = src.unwrap_or_else(|| panic!("{krate}: no library target"));
+        let src = library_src(&meta, krate);
         let graph = ModuleGraph::read(&src);
         let layer_of = |m: &str| layers.iter().position(|l| l.contains(&m));
         for (module, uses) in &graph.uses {
@@ -344,12 +349,7 @@ fn layered_crates_have_no_import_cycle_among_their_modules() {
     let meta = metadata();
     let mut found: Vec<(&str, Cycle)> = Vec::new();
     for (krate, trees) in LAYERED {
-        let package = packages(&meta).into_iter().find(|p| str_of(p, "name") == *krate);
-        let lib = package.and_then(|p| {
-            p["targets"].as_array()?.iter().find(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "lib")))
-        });
-        let src = lib.and_then(|t| Path::new(str_of(t, "src_path")).parent().map(Path::to_path_buf));
-        let src = src.unwrap_or_else(|| panic!("{krate}: no library target"));
+        let src = library_src(&meta, krate);
         let graph = ModuleGraph::read(&src);
         assert!(graph.uses.len() > 1, "{krate}: no modules read from {}", src.display());
         for tree in *trees {
