@@ -1,5 +1,6 @@
 //! Everything the rules look at, computed once per file.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -90,8 +91,13 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        let mut template =
-            if compile_error.is_none() { Template::analyze(format, &body.text, profile) } else { Template::default() };
+        let mut template = if compile_error.is_some() {
+            Template::default()
+        } else if renderer.is_some() || compiled.is_some() {
+            Template::analyze_compiled(format, &body.text, profile)
+        } else {
+            Template::analyze(format, &body.text, profile)
+        };
         // A Jinja body's variables come from the analysis's parse (the engine's own
         // computation over the same syntax tree), not from a second parse in the renderer.
         let engine_vars =
@@ -227,7 +233,11 @@ impl<'a> Context<'a> {
 }
 
 /// Calls `f` with every string scalar under `node` and the key path that leads to it.
-pub(crate) fn walk_strings<'n>(node: &'n Node, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &'n Node)) {
+pub(crate) fn walk_strings<'n>(
+    node: &'n Node,
+    path: &mut Vec<Cow<'n, str>>,
+    f: &mut dyn FnMut(&[Cow<'n, str>], &'n Node),
+) {
     match &node.value {
         prompty_syntax::yaml::NodeValue::String(_) => f(path, node),
         prompty_syntax::yaml::NodeValue::Seq(items) => {
@@ -237,7 +247,8 @@ pub(crate) fn walk_strings<'n>(node: &'n Node, path: &mut Vec<String>, f: &mut d
         }
         prompty_syntax::yaml::NodeValue::Map(entries) => {
             for (k, v) in entries {
-                path.push(k.key_string());
+                // A string key is borrowed: most keys are, and this walk visits every one.
+                path.push(k.as_str().map_or_else(|| Cow::Owned(k.key_string()), Cow::Borrowed));
                 walk_strings(v, path, f);
                 path.pop();
             }

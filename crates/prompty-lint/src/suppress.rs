@@ -56,6 +56,11 @@ impl Suppressions {
     pub(crate) fn parse(text: &str, document: Option<&Document>) -> Self {
         let mut s = Suppressions::default();
         let Some(document) = document else { return s };
+        // Every directive starts with `prompty:`; most files have none, and one search over
+        // the text settles that.
+        if memchr::memmem::find(text.as_bytes(), b"prompty:").is_none() {
+            return s;
+        }
         if let Some(fm) = &document.front_matter {
             let mut pos = fm.start;
             for line in text.get(fm.clone()).unwrap_or("").split_inclusive('\n') {

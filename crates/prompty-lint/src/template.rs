@@ -61,8 +61,18 @@ pub(crate) struct Template {
 
 impl Template {
     pub(crate) fn analyze(format: Option<TemplateFormat>, body: &str, profile: Profile) -> Self {
+        Self::read(format, body, profile, false)
+    }
+
+    /// [`analyze`](Self::analyze) for a body the renderer compiled with the default limits:
+    /// its nesting is known to be within them, and is not scanned a second time.
+    pub(crate) fn analyze_compiled(format: Option<TemplateFormat>, body: &str, profile: Profile) -> Self {
+        Self::read(format, body, profile, true)
+    }
+
+    fn read(format: Option<TemplateFormat>, body: &str, profile: Profile, nesting_checked: bool) -> Self {
         let mut t = match format {
-            Some(TemplateFormat::Jinja2) => jinja(body, profile),
+            Some(TemplateFormat::Jinja2) => jinja(body, profile, nesting_checked),
             Some(TemplateFormat::Mustache) => mustache(body),
             Some(TemplateFormat::Handlebars) => scan_tags(body, Flavor::Handlebars),
             None => Template::default(),
@@ -99,12 +109,14 @@ impl Template {
     }
 }
 
-fn jinja(body: &str, profile: Profile) -> Template {
+fn jinja(body: &str, profile: Profile, nesting_checked: bool) -> Template {
     // The renderer's syntax settings, so that the linter reads the body as it renders.
     let syntax = prompty_jinja::syntax(profile == Profile::Promptflow);
     // The parser recurses once per level: a body nested deeper than the renderer accepts
     // (which the template-syntax rule reports) is not parsed here.
-    if prompty_render::check_nesting(TemplateFormat::Jinja2, body, profile, &prompty_render::Limits::default()).is_err()
+    if !nesting_checked
+        && prompty_render::check_nesting(TemplateFormat::Jinja2, body, profile, &prompty_render::Limits::default())
+            .is_err()
     {
         return Template::default();
     }

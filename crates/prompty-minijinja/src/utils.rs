@@ -17,9 +17,12 @@ use crate::Output;
 /// internal marker to seal up some trait methods
 pub struct SealedMarker;
 
+// prompty patch: the `memchr` crate's search (vectorized at run time for the CPU),
+// which finds the next tag in template text several times faster than the chunked loop
+// below.
 #[inline]
 pub fn memchr(haystack: &[u8], needle: u8) -> Option<usize> {
-    memchr_any(haystack, [needle])
+    memchr::memchr(needle, haystack)
 }
 
 /// Finds the first occurrence of any of the given needle bytes.

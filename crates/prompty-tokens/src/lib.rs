@@ -27,6 +27,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod memo;
 mod models;
 
 use prompty_syntax::{Message, Part, Prompt};
@@ -35,7 +36,7 @@ use serde::Serialize;
 pub use models::{ModelInfo, lookup};
 
 /// An OpenAI byte-pair encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     /// GPT-4, GPT-3.5 Turbo, the third-generation embeddings.
     Cl100kBase,
@@ -55,7 +56,15 @@ impl Encoding {
     /// The number of tokens `text` encodes to, special-token spellings read as plain text
     /// (as the API reads message content). The first call in a process loads the table
     /// (a fraction of a second, see docs/performance.md).
+    ///
+    /// The counts of long texts (4 KB or more) are remembered for the process, bounded in
+    /// memory: counting the same text again (an editor after a change elsewhere in the
+    /// prompt) finds the count instead of encoding the text again.
     pub fn count(self, text: &str) -> usize {
+        memo::count(self, text, |t| self.count_uncached(t))
+    }
+
+    fn count_uncached(self, text: &str) -> usize {
         match self {
             Self::Cl100kBase => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
             Self::O200kBase => tiktoken_rs::o200k_base_singleton().count_ordinary(text),

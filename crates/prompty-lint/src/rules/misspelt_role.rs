@@ -40,12 +40,36 @@ const NOT_TYPOS: &[&str] =
 /// Edit distance with adjacent transpositions counting as one edit (optimal string
 /// alignment), over three rolling rows of the table.
 fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Rows i-2, i-1 and i of the table; row 0 is the distance from the empty prefix.
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    // Role words and the words compared with them are short: their characters and the
+    // table's rows live on the stack (this runs for every role-like line of every file).
+    const SHORT: usize = 24;
+    if a.len() < SHORT && b.len() < SHORT {
+        let (mut ca, mut cb) = (['\0'; SHORT], ['\0'; SHORT]);
+        let (la, lb) = (fill(&mut ca, a), fill(&mut cb, b));
+        let mut rows = [[0usize; SHORT + 1]; 3];
+        let [before, previous, row] = &mut rows;
+        osa(&ca[..la], &cb[..lb], &mut before[..=lb], &mut previous[..=lb], &mut row[..=lb])
+    } else {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        let (mut before, mut previous, mut row) = (vec![0; b.len() + 1], vec![0; b.len() + 1], vec![0; b.len() + 1]);
+        osa(&a, &b, &mut before, &mut previous, &mut row)
+    }
+}
+
+/// Writes the characters of `s` (no more than `buf` holds) to `buf`; their number.
+fn fill(buf: &mut [char], s: &str) -> usize {
+    buf.iter_mut().zip(s.chars()).map(|(slot, c)| *slot = c).count()
+}
+
+/// The optimal string alignment distance of `a` and `b`, keeping three rows of the table
+/// (rows i-2, i-1 and i, each `b.len() + 1` long).
+fn osa(a: &[char], b: &[char], before: &mut [usize], previous: &mut [usize], row: &mut [usize]) -> usize {
+    // Row 0 is the distance from the empty prefix.
+    for (j, cell) in previous.iter_mut().enumerate() {
+        *cell = j;
+    }
+    let (mut before, mut previous, mut row) = (before, previous, row);
     for (i, &ca) in a.iter().enumerate() {
         let i = i + 1;
         if let Some(first) = row.first_mut() {
@@ -55,9 +79,9 @@ fn distance(a: &str, b: &str) -> usize {
             let j = j + 1;
             let at = |r: &[usize], k: usize| r.get(k).copied().unwrap_or(usize::MAX - 1);
             let cost = usize::from(ca != cb);
-            let mut v = (at(&previous, j) + 1).min(at(&row, j - 1) + 1).min(at(&previous, j - 1) + cost);
+            let mut v = (at(previous, j) + 1).min(at(row, j - 1) + 1).min(at(previous, j - 1) + cost);
             if i > 1 && j > 1 && a.get(i - 2) == b.get(j - 1) && Some(&ca) == b.get(j - 2) {
-                v = v.min(at(&before, j - 2) + 1);
+                v = v.min(at(before, j - 2) + 1);
             }
             if let Some(cell) = row.get_mut(j) {
                 *cell = v;
@@ -69,7 +93,6 @@ fn distance(a: &str, b: &str) -> usize {
     previous.get(b.len()).copied().unwrap_or(usize::MAX)
 }
 
-/// The role `word` is a plausible typo of, if any.
 pub(crate) fn suggestion(word: &str, roles: &[&'static str]) -> Option<&'static str> {
     suggestion_within(word, roles, if word.len() <= 5 { 1 } else { 2 })
 }
@@ -89,7 +112,7 @@ fn suggestion_within(word: &str, roles: &[&'static str], limit: usize) -> Option
     let len = lower.chars().count();
     roles
         .iter()
-        .filter(|r| len.abs_diff(r.chars().count()) <= limit)
+        .filter(|r| len.abs_diff(r.chars().count()) <= limit && absent_letters(&lower, r) <= limit)
         .map(|r| (distance(&lower, r), *r))
         .filter(|(d, r)| *d <= limit && lower != format!("{r}s"))
         .min_by_key(|(d, _)| *d)
@@ -97,6 +120,18 @@ fn suggestion_within(word: &str, roles: &[&'static str], limit: usize) -> Option
 }
 
 /// `role` written with the capitalization of `like` (`Sytem` -> `System`).
+/// How many characters of `word` do not occur anywhere in `role`: a lower bound of their
+/// distance, since each such character needs an edit of its own (a substitution or a
+/// deletion; a transposition moves characters that both occur). Settles most words in a
+/// few instructions per character. Role words are ASCII; for any other `role`, 0.
+fn absent_letters(word: &str, role: &str) -> usize {
+    if !role.is_ascii() {
+        return 0;
+    }
+    let present = role.bytes().fold(0u128, |set, b| set | 1 << b);
+    word.chars().filter(|&c| !(c.is_ascii() && present & (1 << (c as u32)) != 0)).count()
+}
+
 fn same_case(role: &str, like: &str) -> String {
     if like.chars().all(|c| c.is_ascii_uppercase()) {
         role.to_ascii_uppercase()
@@ -162,6 +197,18 @@ mod tests {
     }
 
     #[test]
+    fn absent_letters_never_exceed_the_distance() {
+        let words = ["sytem", "system", "uesr", "users", "Intent", "asistant", "ünïcode", "tool", "ool", "", "x"];
+        for w in words {
+            for r in ["system", "user", "assistant", "tool", "developer", "function", ""] {
+                assert!(absent_letters(w, r) <= distance(w, r), "{w:?} vs {r:?}");
+            }
+        }
+        assert_eq!(absent_letters("intent", "system"), 3);
+        assert_eq!(absent_letters("sytem", "system"), 0);
+    }
+
+    #[test]
     fn distances_are_those_of_the_whole_table() {
         // The optimal string alignment distance over the full table, for comparison.
         fn full(a: &str, b: &str) -> usize {
@@ -206,6 +253,9 @@ mod tests {
             "ünïcode",
             "functoin",
             "assistant",
+            // Longer than the words kept on the stack.
+            "a word longer than any role word",
+            "a wrod longer than any role wörd",
         ];
         for a in words {
             for b in words {
