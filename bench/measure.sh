@@ -54,7 +54,7 @@ for w in basic judge_v2; do
   echo "$w prepare: $(instructions 200 "$bin/examples/prepare_loop" "$file" "$work/$w.json")"
   echo "$w bare minijinja render+split: $(instructions 200 "$bin/examples/prepare_loop" --bare "$file" "$work/$w.json")"
 done
-echo "1 MB document, language server analysis: $(instructions 1 "$bin/examples/analysis_loop")"
+echo "1 MB document, language server analysis after a one-character edit: $(instructions 3 "$bin/examples/analysis_loop")"
 
 echo "## prompty check over 10,000 generated prompts (I/O floor: cat of the same files)"
 "$bin/prompty-bench" gen-prompts "$work/many" 10000 >/dev/null

@@ -28,9 +28,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use prompty_render::{RenderOptions, Renderer};
 use prompty_syntax::{LoadOptions, Profile, ProfileChoice, Prompt, load_bytes, read_source};
 
