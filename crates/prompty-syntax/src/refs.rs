@@ -5,6 +5,7 @@
 //! inside that folder or a root the host allows. References inside loaded JSON and YAML
 //! files resolve too, relative to the loaded file, with a depth limit against cycles.
 
+use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
 
 use nom::bytes::complete::{tag, take_till, take_while1};
@@ -35,7 +36,9 @@ pub(crate) const MAX_FILE_LOAD_BYTES: usize = crate::MAX_FILE_BYTES;
 #[derive(Clone, Copy)]
 struct Walk<'a> {
     dir: Option<&'a Path>,
-    roots: &'a [PathBuf],
+    /// Canonicalized at the first `${file:}` reference: most prompts have none, and a
+    /// canonical path costs a system call per component of the path.
+    roots: &'a OnceCell<Vec<PathBuf>>,
     depth: usize,
     spent: &'a Spent,
     /// The value under the current key holds a credential (`apiKey`...): no default is advised.
@@ -168,7 +171,7 @@ impl Resolver<'_> {
     /// Resolves every reference in `node`, in place, collecting problems. Returns the values
     /// environment variables supplied and the nodes it replaced.
     pub(crate) fn resolve(&self, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Resolved {
-        let roots = self.roots();
+        let roots = OnceCell::new();
         let spent = Spent::default();
         self.walk(
             node,
@@ -358,6 +361,7 @@ impl Resolver<'_> {
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Node> {
         let Walk { dir, roots, depth, spent, .. } = at;
+        let roots = roots.get_or_init(|| self.roots()).as_slice();
         let err = |code, msg: String, help: &str| Diagnostic::error(code, span.clone(), msg).with_help(help.to_owned());
         if depth >= MAX_FILE_DEPTH {
             diags.push(err(
