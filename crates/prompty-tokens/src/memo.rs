@@ -22,10 +22,19 @@ pub(crate) const MIN_LEN: usize = 4096;
 /// Bytes of text one generation holds.
 pub(crate) const GENERATION_BYTES: usize = 16 << 20;
 
+/// One generation: the counts of each encoding (indexed by [`slot`]), keyed by the text, and
+/// the bytes of text they hold.
 #[derive(Default)]
 struct Generation {
-    counts: HashMap<(Encoding, Box<str>), usize>,
+    counts: [HashMap<Box<str>, usize>; 2],
     bytes: usize,
+}
+
+fn slot(encoding: Encoding) -> usize {
+    match encoding {
+        Encoding::Cl100kBase => 0,
+        Encoding::O200kBase => 1,
+    }
 }
 
 #[derive(Default)]
@@ -38,42 +47,43 @@ static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
 
 /// The count of `text` in `encoding`: remembered, or computed by `count` and remembered.
 pub(crate) fn count(encoding: Encoding, text: &str, count: impl FnOnce(&str) -> usize) -> usize {
-    if text.len() < MIN_LEN {
+    // A text no generation can hold is counted every time, and never copied.
+    if !(MIN_LEN..=GENERATION_BYTES).contains(&text.len()) {
         return count(text);
     }
-    let key = (encoding, Box::<str>::from(text));
-    if let Some(n) = lookup(&key) {
+    if let Some(n) = lookup(encoding, text) {
         return n;
     }
     // Counted outside the lock: other threads count their own texts meanwhile.
     let n = count(text);
     let mut guard = MEMO.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let memo = guard.get_or_insert_with(Memo::default);
-    insert(memo, key, n);
+    insert(memo, encoding, text.into(), n);
     n
 }
 
-fn lookup(key: &(Encoding, Box<str>)) -> Option<usize> {
+fn lookup(encoding: Encoding, text: &str) -> Option<usize> {
     let mut guard = MEMO.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let memo = guard.as_mut()?;
-    if let Some(&n) = memo.newer.counts.get(key) {
+    let i = slot(encoding);
+    if let Some(&n) = memo.newer.counts[i].get(text) {
         return Some(n);
     }
-    let (key, n) = memo.older.counts.remove_entry(key)?;
-    memo.older.bytes -= key.1.len();
-    insert(memo, key, n);
+    let (text, n) = memo.older.counts[i].remove_entry(text)?;
+    memo.older.bytes -= text.len();
+    insert(memo, encoding, text, n);
     Some(n)
 }
 
-fn insert(memo: &mut Memo, key: (Encoding, Box<str>), n: usize) {
-    let len = key.1.len();
+fn insert(memo: &mut Memo, encoding: Encoding, text: Box<str>, n: usize) {
+    let len = text.len();
     if len > GENERATION_BYTES {
         return;
     }
     if memo.newer.bytes + len > GENERATION_BYTES {
         memo.older = std::mem::take(&mut memo.newer);
     }
-    if memo.newer.counts.insert(key, n).is_none() {
+    if memo.newer.counts[slot(encoding)].insert(text, n).is_none() {
         memo.newer.bytes += len;
     }
 }
@@ -112,9 +122,9 @@ mod tests {
         for i in 0..(3 * GENERATION_BYTES / MIN_LEN) {
             let mut t = text.clone();
             t.replace_range(..8, &format!("{i:08}"));
-            insert(&mut memo, (Encoding::O200kBase, t.into_boxed_str()), i);
+            insert(&mut memo, Encoding::O200kBase, t.into_boxed_str(), i);
             assert!(memo.newer.bytes <= GENERATION_BYTES && memo.older.bytes <= GENERATION_BYTES);
         }
-        assert_eq!(memo.newer.counts.values().map(|_| MIN_LEN).sum::<usize>(), memo.newer.bytes);
+        assert_eq!(memo.newer.counts[slot(Encoding::O200kBase)].len() * MIN_LEN, memo.newer.bytes);
     }
 }
