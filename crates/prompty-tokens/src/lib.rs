@@ -27,8 +27,10 @@
 //! ```
 #![warn(missing_docs)]
 
+mod bpe;
 mod memo;
 mod models;
+mod split;
 
 use prompty_syntax::{Message, Part, Prompt};
 use serde::Serialize;
@@ -55,7 +57,7 @@ impl Encoding {
 
     /// The number of tokens `text` encodes to, special-token spellings read as plain text
     /// (as the API reads message content). The first call in a process loads the table
-    /// (a fraction of a second, see docs/performance.md).
+    /// (about 8 ms for `o200k_base` on the machine of docs/performance.md).
     ///
     /// The counts of long texts (4 KB or more) are remembered for the process, bounded in
     /// memory: counting the same text again (an editor after a change elsewhere in the
@@ -64,11 +66,25 @@ impl Encoding {
         memo::count(self, text, |t| self.count_uncached(t))
     }
 
-    fn count_uncached(self, text: &str) -> usize {
-        match self {
-            Self::Cl100kBase => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
-            Self::O200kBase => tiktoken_rs::o200k_base_singleton().count_ordinary(text),
-        }
+    /// The count of `text`, encoded now even when it is remembered (what the benchmarks
+    /// measure).
+    #[doc(hidden)]
+    pub fn count_uncached(self, text: &str) -> usize {
+        self.tokenizer().count(text)
+    }
+
+    /// The encoding's tokenizer, built on first use.
+    fn tokenizer(self) -> &'static split::Tokenizer {
+        use std::sync::OnceLock;
+        static CL100K: OnceLock<split::Tokenizer> = OnceLock::new();
+        static O200K: OnceLock<split::Tokenizer> = OnceLock::new();
+        let (cell, pattern, table): (_, _, &'static [u8]) = match self {
+            Self::Cl100kBase => (&CL100K, split::CL100K_PATTERN, include_bytes!("../tables/cl100k_base.bin")),
+            Self::O200kBase => (&O200K, split::O200K_PATTERN, include_bytes!("../tables/o200k_base.bin")),
+        };
+        cell.get_or_init(|| {
+            split::Tokenizer::new(pattern, table).expect("the built-in patterns and tables build (tests/it/tables.rs)")
+        })
     }
 }
 
@@ -214,7 +230,7 @@ pub fn count_messages(model: &ModelInfo, messages: &[Message]) -> RequestTokens 
 /// text, so a text has at most as many tokens as bytes, and the framing is added as counted.
 ///
 /// A request whose bound fits the window fits; callers that only need to know that (a lint
-/// rule over many files) skip loading the tables (a fraction of a second per process).
+/// rule over many files) skip loading the tables (a few milliseconds per process, and the text not encoded).
 pub fn upper_bound(model: &ModelInfo, messages: &[Message]) -> usize {
     let counting = model.counting;
     let framing = if counting.is_exact() { REPLY_PRIMING } else { 0 };

@@ -165,3 +165,55 @@ fn the_byte_bound_is_never_below_the_count() {
         assert!(prompty_tokens::upper_bound(&model, &messages) >= all, "{}", model.id);
     }
 }
+
+/// Long pieces (a run of punctuation, a blob of base64 or hex with no space, a long word)
+/// are merged pair by pair from a heap; their counts are the references'.
+#[test]
+fn long_pieces_count_as_the_references_do() {
+    let mut rng = Rng::new(41);
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let base64: String = (0..3000).map(|_| char::from(alphabet[rng.below(alphabet.len())])).collect();
+    let hex: String = (0..3000).map(|_| char::from(b"0123456789abcdef"[rng.below(16)])).collect();
+    let texts = [
+        "!".repeat(3000),
+        "=-".repeat(1500),
+        "a".repeat(3000),
+        "ab".repeat(1500),
+        base64,
+        hex,
+        "é".repeat(1000),
+        "日本語".repeat(500),
+        "🙂".repeat(500),
+    ];
+    for text in &texts {
+        for encoding in ENCODINGS {
+            let tiktoken = match encoding {
+                Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+                Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            };
+            let counted = encoding.count(text);
+            assert_eq!(counted, tiktoken.encode_ordinary(text).len(), "{} of {:?}…", encoding.name(), &text[..12]);
+            assert_eq!(counted, reference(encoding).count(text.as_str()), "{} of {:?}…", encoding.name(), &text[..12]);
+        }
+    }
+    // A piece of 200 KB, against the reference whose merges are not quadratic.
+    let long = "#".repeat(200_000);
+    for encoding in ENCODINGS {
+        assert_eq!(encoding.count(&long), reference(encoding).count(long.as_str()), "{}", encoding.name());
+    }
+}
+
+/// A text of 256 KiB or more is counted in parallel chunks; the count is the whole text's.
+#[test]
+fn a_long_text_counts_as_the_reference_does() {
+    let corpus: String = prompt_files().iter().map(|p| std::fs::read_to_string(p).expect("readable")).collect();
+    let mut text = String::new();
+    let mut rng = Rng::new(52);
+    while text.len() < 700_000 {
+        text.push_str(&corpus[..rng.below(corpus.len())]);
+        text.push_str(PIECES[rng.below(PIECES.len())]);
+    }
+    for encoding in ENCODINGS {
+        assert_eq!(encoding.count(&text), reference(encoding).count(text.as_str()), "{}", encoding.name());
+    }
+}
