@@ -1,4 +1,4 @@
-prompty_toolkit::include_prompty!("tests/ui/prompts/optional.prompty");
+prompty_toolkit::include_prompty!("../prompty-toolkit/tests/ui/prompts/optional.prompty");
 
 fn main() {
     let _ = OptionalInputs { count: Some("ten"), ..Default::default() }.render();
