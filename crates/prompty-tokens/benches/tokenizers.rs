@@ -1,6 +1,6 @@
-//! Criterion benchmark of three implementations of the OpenAI encodings on the prompt files
-//! of the corpus: this crate's, tiktoken-rs and bpe-openai (the references of the tests),
-//! both encodings, counting only (this crate's memo of long texts bypassed). Each tokenizer
+//! Criterion benchmark of two implementations of the OpenAI encodings on the prompt files
+//! of the corpus: this crate's and tiktoken-rs (the reference of the tests), both
+//! encodings, counting only (this crate's memo of long texts bypassed). Each tokenizer
 //! is loaded before its measurement; the time of that first load (the first call in the
 //! process) is printed first.
 //!
@@ -19,8 +19,6 @@ fn benches(c: &mut Criterion) {
     for (name, load) in [
         ("prompty-tokens cl100k_base", (|| Encoding::Cl100kBase.count_uncached("a")) as fn() -> usize),
         ("prompty-tokens o200k_base", || Encoding::O200kBase.count_uncached("a")),
-        ("bpe-openai cl100k_base", || bpe_openai::cl100k_base().count("a")),
-        ("bpe-openai o200k_base", || bpe_openai::o200k_base().count("a")),
         ("tiktoken-rs cl100k_base", || tiktoken_rs::cl100k_base_singleton().encode_ordinary("a").len()),
         ("tiktoken-rs o200k_base", || tiktoken_rs::o200k_base_singleton().encode_ordinary("a").len()),
     ] {
@@ -28,18 +26,15 @@ fn benches(c: &mut Criterion) {
         black_box(load());
         println!("first load of {name}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     }
-    let cases: [(Encoding, &bpe_openai::Tokenizer, &tiktoken_rs::CoreBPE); 2] = [
-        (Encoding::Cl100kBase, bpe_openai::cl100k_base(), tiktoken_rs::cl100k_base_singleton()),
-        (Encoding::O200kBase, bpe_openai::o200k_base(), tiktoken_rs::o200k_base_singleton()),
+    let cases: [(Encoding, &tiktoken_rs::CoreBPE); 2] = [
+        (Encoding::Cl100kBase, tiktoken_rs::cl100k_base_singleton()),
+        (Encoding::O200kBase, tiktoken_rs::o200k_base_singleton()),
     ];
-    for (encoding, bpe, tiktoken) in cases {
+    for (encoding, tiktoken) in cases {
         let mut g = c.benchmark_group(encoding.name());
         g.throughput(Throughput::Bytes(bytes as u64));
         g.bench_function("prompty-tokens", |b| {
             b.iter(|| texts.iter().map(|t| encoding.count_uncached(black_box(t))).sum::<usize>())
-        });
-        g.bench_function("bpe-openai", |b| {
-            b.iter(|| texts.iter().map(|t| bpe.count(black_box(t.as_str()))).sum::<usize>())
         });
         g.bench_function("tiktoken-rs", |b| {
             b.iter(|| texts.iter().map(|t| tiktoken.encode_ordinary(black_box(t)).len()).sum::<usize>())
