@@ -14,7 +14,8 @@
 //! - [`modules`]: the module graph of a crate read from its sources, and its import
 //!   cycles, for the workspace's layering check;
 //! - [`TempDir`]: a fresh folder removed on drop, and [`finish`]/[`wait_or_kill`]: child
-//!   processes read and waited for under a time limit, for the tests that run binaries.
+//!   processes read and waited for under a time limit, for the tests that run binaries;
+//! - [`on_every_core`]: a heavy test's independent cases run on every core.
 //!
 //! ```
 //! use prompty_test_support::Rng;
@@ -33,10 +34,12 @@ pub mod cpython;
 mod fs;
 pub mod messages;
 pub mod modules;
+mod par;
 mod process;
 mod rng;
 
 pub use corpus::{prompt_dirs, prompt_files};
 pub use fs::TempDir;
+pub use par::on_every_core;
 pub use process::{Finished, finish, wait_or_kill};
 pub use rng::Rng;

@@ -20,7 +20,9 @@
 //! contain a line break before it, so the pieces of the chunks are the pieces of the
 //! text.
 
-use regex_automata::meta::Regex;
+use std::sync::Mutex;
+
+use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
 use crate::bpe::{Scratch, Table};
@@ -55,6 +57,11 @@ pub(crate) const PARALLEL_MIN: usize = 256 << 10;
 /// An encoding: its split pattern and its table.
 pub(crate) struct Tokenizer {
     pattern: Regex,
+    /// Search caches (the lazy automaton's states, built as searches meet them) for the
+    /// counts to come: creating one costs more than counting a short text, so a count takes
+    /// one from here, or creates one, and puts it back when done. One lock per count, none
+    /// per search, and a thread spawned for a chunk of a long text finds a warm cache.
+    caches: Mutex<Vec<Cache>>,
     table: Table,
 }
 
@@ -62,7 +69,7 @@ impl Tokenizer {
     /// The tokenizer of `pattern` and the table `blob`; `None` when either does not build
     /// (the tests build both encodings, so this is never `None` for them).
     pub(crate) fn new(pattern: &str, blob: &'static [u8]) -> Option<Self> {
-        Some(Self { pattern: Regex::new(pattern).ok()?, table: Table::load(blob)? })
+        Some(Self { pattern: Regex::new(pattern).ok()?, caches: Mutex::default(), table: Table::load(blob)? })
     }
 
     #[cfg(test)]
@@ -102,18 +109,26 @@ impl Tokenizer {
 
     /// The count of `text` on this thread.
     pub(crate) fn count_serial(&self, text: &str) -> usize {
+        let mut cache = self.take_cache();
         let mut scratch = Scratch::default();
         let mut total = 0;
-        for piece in Pieces::new(&self.pattern, text) {
+        for piece in Pieces::new(&self.pattern, &mut cache, text) {
             total += self.table.count_piece(piece.as_bytes(), &mut scratch);
         }
+        self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cache);
         total
+    }
+
+    fn take_cache(&self) -> Cache {
+        let kept = self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
+        kept.unwrap_or_else(|| self.pattern.create_cache())
     }
 
     /// The pieces of `text`, in order.
     #[cfg(test)]
     pub(crate) fn pieces<'t>(&self, text: &'t str) -> Vec<&'t str> {
-        Pieces::new(&self.pattern, text).collect()
+        let mut cache = self.take_cache();
+        Pieces::new(&self.pattern, &mut cache, text).collect()
     }
 }
 
@@ -137,22 +152,21 @@ pub(crate) fn chunks(text: &str, n: usize) -> Vec<&str> {
     out
 }
 
-/// The pieces of a text, in order. The searches use the pattern's own pool of caches (the
-/// lazy automaton's states, built as the search meets them): creating one costs more than
-/// counting a short text, so each thread keeps its cache from count to count.
-struct Pieces<'r, 't> {
+/// The pieces of a text, in order.
+struct Pieces<'r, 'c, 't> {
     pattern: &'r Regex,
+    cache: &'c mut Cache,
     text: &'t str,
     at: usize,
 }
 
-impl<'r, 't> Pieces<'r, 't> {
-    fn new(pattern: &'r Regex, text: &'t str) -> Self {
-        Self { pattern, text, at: 0 }
+impl<'r, 'c, 't> Pieces<'r, 'c, 't> {
+    fn new(pattern: &'r Regex, cache: &'c mut Cache, text: &'t str) -> Self {
+        Self { pattern, cache, text, at: 0 }
     }
 }
 
-impl<'t> Iterator for Pieces<'_, 't> {
+impl<'t> Iterator for Pieces<'_, '_, 't> {
     type Item = &'t str;
 
     fn next(&mut self) -> Option<&'t str> {
@@ -162,7 +176,7 @@ impl<'t> Iterator for Pieces<'_, 't> {
             return None;
         }
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-        let mut end = match self.pattern.search(&input) {
+        let mut end = match self.pattern.search_with(self.cache, &input) {
             Some(m) if m.end() > at => m.end(),
             // Every character starts a match; were one not to, it is a piece of its own
             // rather than a stop.

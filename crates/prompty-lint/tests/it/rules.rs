@@ -149,21 +149,32 @@ fn truncated_files_never_panic() {
     let mut names: Vec<PathBuf> =
         std::fs::read_dir(fixtures()).expect("fixtures").filter_map(|e| e.ok().map(|e| e.path())).collect();
     names.sort();
-    for path in names {
-        let text = std::fs::read_to_string(&path).expect("read");
-        // Every fifth byte, and at most about 400 cuts for the large fixtures (PL029's).
-        let step = (text.len() / 400).max(5);
-        let cuts: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).step_by(step).collect();
-        for cut in cuts {
-            let prefix = text.get(..cut).unwrap_or("");
-            let loaded = load_str(prefix, &host(), &LoadOptions { lint: true, ..LoadOptions::default() });
-            for f in prompty_lint::check(prefix, &loaded, &Selection::all()).findings {
-                let s = &f.diagnostic.span;
-                assert!(s.start <= s.end && s.end <= prefix.len(), "{}[..{cut}]: {:?}", path.display(), f.diagnostic);
-                if let Some(fix) = &f.fix {
-                    assert!(fix.span.end <= prefix.len() && prefix.is_char_boundary(fix.span.start));
-                }
+    let texts: Vec<(PathBuf, String)> = names
+        .into_iter()
+        .map(|path| (std::fs::read_to_string(&path).expect("read"), path))
+        .map(|(t, p)| (p, t))
+        .collect();
+    // Every fifth byte, and at most about 400 cuts for the large fixtures (PL029's); the cuts
+    // on every core (the large fixture's are most of the work).
+    let cuts: Vec<(&PathBuf, &str, usize)> = texts
+        .iter()
+        .flat_map(|(path, text)| {
+            let step = (text.len() / 400).max(5);
+            (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .step_by(step)
+                .map(move |cut| (path, text.as_str(), cut))
+        })
+        .collect();
+    prompty_test_support::on_every_core(&cuts, |&(path, text, cut)| {
+        let prefix = text.get(..cut).unwrap_or("");
+        let loaded = load_str(prefix, &host(), &LoadOptions { lint: true, ..LoadOptions::default() });
+        for f in prompty_lint::check(prefix, &loaded, &Selection::all()).findings {
+            let s = &f.diagnostic.span;
+            assert!(s.start <= s.end && s.end <= prefix.len(), "{}[..{cut}]: {:?}", path.display(), f.diagnostic);
+            if let Some(fix) = &f.fix {
+                assert!(fix.span.end <= prefix.len() && prefix.is_char_boundary(fix.span.start));
             }
         }
-    }
+    });
 }
