@@ -5,7 +5,7 @@
 //!
 //! `cargo run -p prompty-tokens --example write_tables -- crates/prompty-tokens/tables`
 //!
-//! The tests (`tests/it/tables.rs`) check the written tables against tiktoken-rs rank by
+//! The tests (`bpe.rs`' `the_tables_are_openais_rank_by_rank`) check the written tables against tiktoken-rs rank by
 //! rank, so a table out of date fails them.
 
 use std::path::PathBuf;

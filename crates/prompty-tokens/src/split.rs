@@ -7,18 +7,19 @@
 //! up its last character to that word (`"a  b"` splits as `"a"`, `" "`, `" b"`). Automata
 //! cannot look ahead, so the pattern here has `\s+` in its place and the match is
 //! shortened afterwards: a match that ends in whitespace other than a line break, before
-//! the end of the text, came from that alternative (every other one ends in a letter, digit,
-//! punctuation mark or line break, or at the end), and loses its last character when it
-//! has two or more.
+//! the end of the text, came from that alternative (every other one ends in a character
+//! that is not whitespace, or in a line break, or at the end of the text), and loses its
+//! last character when it has two or more.
 //!
 //! Every character starts a match of some alternative, so the pieces tile the text: each
 //! search is anchored where the previous piece ended and only runs forward.
 //!
 //! A long text (256 KiB or more) is counted in parallel, in chunks cut just after a line
-//! feed that is followed by an ASCII letter. No piece crosses such a cut: no alternative
-//! continues a line break with a letter, and no piece that starts with a letter can
-//! contain a line break before it, so the pieces of the chunks are the pieces of the
-//! text.
+//! feed that is followed by an ASCII letter. No piece crosses such a cut, so the pieces of
+//! the chunks are the pieces of the text: a piece that contains a line feed ends at the
+//! last line break of its run (the whitespace alternatives stop there, and the punctuation
+//! alternative's trailing `[\r\n]*` or `[\r\n/]*` stops at a letter), and the letter
+//! alternatives' optional first character is never a line break.
 
 use std::sync::Mutex;
 
@@ -28,8 +29,9 @@ use regex_automata::{Anchored, Input};
 use crate::bpe::{Scratch, Table};
 
 /// `cl100k_base`'s pattern, the look-ahead alternative `\s+(?!\S)` replaced by `\s+` (see
-/// the module's documentation). Whitespace running to the end of the text is one piece;
-/// otherwise a run with a line break ends at its last line break.
+/// the module's documentation), which also covers the pattern's last alternative, a single
+/// `\s`. Whitespace running to the end of the text is one piece; otherwise a run with a line
+/// break ends at its last line break.
 pub(crate) const CL100K_PATTERN: &str = concat!(
     r"'(?i:[sdmt]|ll|ve|re)",
     r"|[^\r\n\p{L}\p{N}]?\p{L}+",

@@ -1,5 +1,6 @@
 //! The counts against tiktoken-rs, OpenAI's own implementation of the encodings (its split
-//! patterns run by a backtracking engine, its merges rescanning every pair): every prompt
+//! patterns with their look-ahead, run by a backtracking engine; its merges rescan every
+//! pair of a piece under 100 bytes and use a heap of its own above): every prompt
 //! file of the corpus, generated text, long pieces, a long text counted in chunks, and
 //! whole chat requests against its implementation of OpenAI's framing rule.
 
@@ -170,8 +171,9 @@ fn the_byte_bound_is_never_below_the_count() {
 }
 
 /// Long pieces (a run of punctuation, a blob of base64 or hex with no space, a long word)
-/// are merged pair by pair from a heap; their counts are the reference's (whose merges
-/// rescan every pair after each one: the pieces are kept to a few kilobytes for it).
+/// are merged pair by pair from a heap; their counts are the reference's (which merges
+/// pieces of 100 bytes or more with a heap of its own; the short pieces of the generated
+/// texts check the merge order against its rescanning of every pair).
 #[test]
 fn long_pieces_count_as_the_reference_does() {
     let mut rng = Rng::new(41);
