@@ -74,6 +74,9 @@ echo "## check on the same 1 MB document"
 "$bin/examples/analysis_loop" --write "$work/big.prompty"
 hyperfine -N --warmup 2 --runs "$runs" -i "$bin/prompty check -q --format concise $work/big.prompty"
 
+echo "## token counting: this crate's tokenizer against tiktoken-rs (first use, the corpus)"
+(cd "$root" && cargo bench -p prompty-tokens --bench tokenizers -- --warm-up-time 1 --measurement-time "$lsp_time")
+
 echo "## cold process: render judge_v2 and basic"
 for w in judge_v2 basic; do
   file="$("$bin/extract-inputs" "$w" "$work/$w.json")"
