@@ -132,61 +132,110 @@ fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
-/// The buffers one count reuses from piece to piece.
+/// The buffers one count reuses from piece to piece: byte offsets held in 32 bits (half the
+/// memory of a long piece's merges), in 64 for a piece of 4 GiB or more.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    /// For each byte offset that starts a part, the offset where the part ends (the next
-    /// part's start); `DEAD` for an offset inside a part.
-    next: Vec<usize>,
-    /// For each offset that starts a part, the previous part's start (`NONE` for the first).
-    prev: Vec<usize>,
-    /// Candidate merges: (rank of the joined bytes, start of the left part, end of the
-    /// right part). An entry is stale when the parts have changed since it was pushed.
-    heap: BinaryHeap<Reverse<(u32, usize, usize)>>,
+    narrow: Merges<u32>,
+    wide: Merges<usize>,
 }
-
-const DEAD: usize = usize::MAX;
-const NONE: usize = usize::MAX;
 
 impl Scratch {
     /// The number of parts `piece` (two bytes or more) ends in, merged as the encoding
     /// defines.
     fn merge(&mut self, table: &Table, piece: &[u8]) -> usize {
+        if u32::try_from(piece.len()).is_ok_and(|n| n < u32::MAX) {
+            self.narrow.merge(table, piece)
+        } else {
+            self.wide.merge(table, piece)
+        }
+    }
+}
+
+/// A byte offset into a piece.
+trait Offset: Copy + Ord {
+    /// No offset: a part absorbed by the one before it, or the first part's predecessor.
+    const NONE: Self;
+    fn at(i: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+impl Offset for u32 {
+    const NONE: Self = u32::MAX;
+    fn at(i: usize) -> Self {
+        // Only pieces shorter than `u32::MAX` bytes use 32-bit offsets.
+        i as u32
+    }
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
+impl Offset for usize {
+    const NONE: Self = usize::MAX;
+    fn at(i: usize) -> Self {
+        i
+    }
+    fn get(self) -> usize {
+        self
+    }
+}
+
+/// The merges of one piece.
+struct Merges<I> {
+    /// For each byte offset that starts a part, the offset where the part ends (the next
+    /// part's start); `NONE` for an offset inside a part.
+    next: Vec<I>,
+    /// For each offset that starts a part, the previous part's start (`NONE` for the first).
+    prev: Vec<I>,
+    /// Candidate merges: (rank of the joined bytes, start of the left part, end of the
+    /// right part). An entry is stale when the parts have changed since it was pushed.
+    heap: BinaryHeap<Reverse<(u32, I, I)>>,
+}
+
+impl<I> Default for Merges<I> {
+    fn default() -> Self {
+        Self { next: Vec::new(), prev: Vec::new(), heap: BinaryHeap::new() }
+    }
+}
+
+impl<I: Offset> Merges<I> {
+    fn merge(&mut self, table: &Table, piece: &[u8]) -> usize {
         let n = piece.len();
         self.next.clear();
-        self.next.extend(1..=n);
+        self.next.extend((1..=n).map(I::at));
         self.prev.clear();
-        self.prev.push(NONE);
-        self.prev.extend(0..n - 1);
+        self.prev.push(I::NONE);
+        self.prev.extend((0..n - 1).map(I::at));
         self.heap.clear();
         for i in 0..n - 1 {
             if let Some(rank) = table.rank(&piece[i..i + 2]) {
-                self.heap.push(Reverse((rank, i, i + 2)));
+                self.heap.push(Reverse((rank, I::at(i), I::at(i + 2))));
             }
         }
         let mut parts = n;
         while let Some(Reverse((_, left, end))) = self.heap.pop() {
-            let right = self.next[left];
+            let right = self.next[left.get()];
             // Stale: the left part was absorbed, or it or its right neighbour grew.
-            if right == DEAD || right >= n || self.next[right] != end {
+            if right == I::NONE || right.get() >= n || self.next[right.get()] != end {
                 continue;
             }
             // Merge `right` into `left`.
-            self.next[right] = DEAD;
-            self.next[left] = end;
-            if end < n {
-                self.prev[end] = left;
+            self.next[right.get()] = I::NONE;
+            self.next[left.get()] = end;
+            if end.get() < n {
+                self.prev[end.get()] = left;
             }
             parts -= 1;
-            let before = self.prev[left];
-            if before != NONE
-                && let Some(rank) = table.rank(&piece[before..end])
+            let before = self.prev[left.get()];
+            if before != I::NONE
+                && let Some(rank) = table.rank(&piece[before.get()..end.get()])
             {
                 self.heap.push(Reverse((rank, before, end)));
             }
-            if end < n {
-                let after = self.next[end];
-                if let Some(rank) = table.rank(&piece[left..after]) {
+            if end.get() < n {
+                let after = self.next[end.get()];
+                if let Some(rank) = table.rank(&piece[left.get()..after.get()]) {
                     self.heap.push(Reverse((rank, left, after)));
                 }
             }
@@ -233,6 +282,19 @@ mod tests {
             );
             assert_eq!(table.rank(b""), None);
             assert_eq!(table.rank(b"<|endoftext|>"), None, "special tokens are not in the table");
+        }
+    }
+
+    /// The 64-bit offsets (pieces of 4 GiB or more) merge as the 32-bit ones do.
+    #[test]
+    fn wide_offsets_merge_as_narrow_ones_do() {
+        let table = Encoding::O200kBase.tokenizer().table();
+        let mut rng = prompty_test_support::Rng::new(9);
+        let (mut narrow, mut wide) = (super::Merges::<u32>::default(), super::Merges::<usize>::default());
+        for _ in 0..300 {
+            let len = 2 + rng.below(300);
+            let piece: Vec<u8> = (0..len).map(|_| b"ab!= \xc3\xa9"[rng.below(7)]).collect();
+            assert_eq!(narrow.merge(table, &piece), wide.merge(table, &piece), "{piece:?}");
         }
     }
 
