@@ -248,20 +248,13 @@ impl<I: Offset> Merges<I> {
 mod tests {
     use crate::Encoding;
 
-    fn reference(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
-        match encoding {
-            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-        }
-    }
-
     /// Every rank of the built-in tables has tiktoken-rs's bytes, the first rank past them
     /// is not an ordinary token there, and the index finds every rank by its bytes.
     #[test]
     fn the_tables_are_openais_rank_by_rank() {
         for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
             let table = encoding.tokenizer().table();
-            let reference = reference(encoding);
+            let reference = encoding.tiktoken();
             let n = u32::try_from(table.len()).expect("fits");
             assert!(n > 100_000, "{}: {n} ranks", encoding.name());
             for rank in 0..n {

@@ -74,6 +74,15 @@ impl Encoding {
         self.tokenizer().count(text)
     }
 
+    /// tiktoken-rs's implementation of the encoding, the reference of the tests.
+    #[cfg(test)]
+    fn tiktoken(self) -> &'static tiktoken_rs::CoreBPE {
+        match self {
+            Self::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Self::O200kBase => tiktoken_rs::o200k_base_singleton(),
+        }
+    }
+
     /// The encoding's tokenizer, built on first use.
     fn tokenizer(self) -> &'static split::Tokenizer {
         use std::sync::OnceLock;

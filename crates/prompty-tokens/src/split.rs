@@ -111,26 +111,26 @@ impl Tokenizer {
 
     /// The count of `text` on this thread.
     pub(crate) fn count_serial(&self, text: &str) -> usize {
-        let mut cache = self.take_cache();
         let mut scratch = Scratch::default();
-        let mut total = 0;
-        for piece in Pieces::new(&self.pattern, &mut cache, text) {
-            total += self.table.count_piece(piece.as_bytes(), &mut scratch);
-        }
-        self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cache);
-        total
-    }
-
-    fn take_cache(&self) -> Cache {
-        let kept = self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
-        kept.unwrap_or_else(|| self.pattern.create_cache())
+        self.with_pieces(text, |pieces| {
+            pieces.map(|piece| self.table.count_piece(piece.as_bytes(), &mut scratch)).sum()
+        })
     }
 
     /// The pieces of `text`, in order.
     #[cfg(test)]
     pub(crate) fn pieces<'t>(&self, text: &'t str) -> Vec<&'t str> {
-        let mut cache = self.take_cache();
-        Pieces::new(&self.pattern, &mut cache, text).collect()
+        self.with_pieces(text, |pieces| pieces.collect())
+    }
+
+    /// `f` over the pieces of `text`, searched with a cache taken from `caches` (or created)
+    /// and put back afterwards.
+    fn with_pieces<'t, R>(&self, text: &'t str, f: impl FnOnce(Pieces<'_, '_, 't>) -> R) -> R {
+        let kept = self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
+        let mut cache = kept.unwrap_or_else(|| self.pattern.create_cache());
+        let out = f(Pieces::new(&self.pattern, &mut cache, text));
+        self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cache);
+        out
     }
 }
 
@@ -206,13 +206,6 @@ mod tests {
 
     const ENCODINGS: [Encoding; 2] = [Encoding::Cl100kBase, Encoding::O200kBase];
 
-    fn reference(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
-        match encoding {
-            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-        }
-    }
-
     /// The look-ahead emulated: a whitespace run before a word gives its last character to
     /// the word, and keeps it at the end of the text.
     #[test]
@@ -246,7 +239,7 @@ mod tests {
         }
         for encoding in ENCODINGS {
             let tokenizer = encoding.tokenizer();
-            let reference = reference(encoding);
+            let reference = encoding.tiktoken();
             for text in &texts {
                 assert_eq!(
                     tokenizer.count(text),
