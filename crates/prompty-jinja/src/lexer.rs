@@ -42,8 +42,8 @@ pub struct Data {
 /// A `{% %}` tag being read: its first word, whether an `=` stands outside brackets, whether
 /// the word `recursive` appears, and the brackets open.
 #[derive(Default)]
-struct TagReader<'s> {
-    word: Option<&'s str>,
+struct TagReader {
+    word: Option<Word>,
     assigns: bool,
     recursive: bool,
     depth: usize,
@@ -63,52 +63,83 @@ pub fn jinja_lex_with<'s>(
     trim_blocks: bool,
     each: &mut dyn FnMut(&Token<'s>, minijinja::machinery::Span),
 ) -> Vec<JinjaItem> {
-    let mut out = Vec::new();
-    // The end of the previous token: what lies between it and the next one was skipped by
-    // the tokenizer (comments, whitespace the tags removed, a raw block's tags).
-    let mut prev_end = 0usize;
-    let mut tag: Option<TagReader<'_>> = None;
-    let mut last_was_data = false;
+    let mut reader = JinjaReader::new(src);
     for item in tokenize(src, false, crate::syntax(trim_blocks)) {
         let Ok((token, span)) = item else { break };
         each(&token, span);
+        reader.token(&token, span);
+    }
+    reader.finish()
+}
+
+/// [`jinja_lex`] fed one token at a time: for a caller that has the tokens from elsewhere
+/// (the compile's own parse, through `Environment::add_template_owned_observed`). The tokens
+/// must be the ones minijinja's tokenizer gives for `src` with the profile's syntax, in
+/// order, up to the end or the first it cannot lex.
+pub struct JinjaReader<'s> {
+    src: &'s str,
+    out: Vec<JinjaItem>,
+    /// The end of the previous token: what lies between it and the next one was skipped by
+    /// the tokenizer (comments, whitespace the tags removed, a raw block's tags).
+    prev_end: usize,
+    tag: Option<TagReader>,
+    last_was_data: bool,
+}
+
+impl<'s> JinjaReader<'s> {
+    /// A reader of `src`'s tokens.
+    pub fn new(src: &'s str) -> Self {
+        Self { src, out: Vec::new(), prev_end: 0, tag: None, last_was_data: false }
+    }
+
+    /// Reads the next token.
+    pub fn token(&mut self, token: &Token<'_>, span: minijinja::machinery::Span) {
+        let src = self.src;
         let (start, end) = (span.start_offset as usize, span.end_offset as usize);
-        let gap = src.get(prev_end..start).unwrap_or("");
-        prev_end = end;
-        last_was_data = false;
+        let gap = src.get(self.prev_end..start).unwrap_or("");
+        self.prev_end = end;
+        self.last_was_data = false;
         match token {
             Token::TemplateData(_) => {
                 // The tokenizer skips a raw block's opening tag and emits its text as data
                 // (even when empty): data right after a skipped `{% raw %}` is a raw block's.
                 if opens_raw(gap) {
                     let after = src.get(end..).and_then(|r| r.find("%}")).map_or(src.len(), |k| end + k + 2);
-                    out.push(JinjaItem::Raw(start..end, after == src.len()));
+                    self.out.push(JinjaItem::Raw(start..end, after == src.len()));
                     // What follows the `{% endraw %}` tag is the next gap: text after it
                     // that its `-` or trim_blocks removes entirely ends the template.
-                    prev_end = after;
+                    self.prev_end = after;
                 } else {
-                    out.push(JinjaItem::Data(Data { range: start..end }));
-                    last_was_data = end == src.len();
+                    self.out.push(JinjaItem::Data(Data { range: start..end }));
+                    self.last_was_data = end == src.len();
                 }
             }
-            Token::VariableStart => out.push(JinjaItem::Tag(Block::None)),
-            Token::BlockStart => tag = Some(TagReader::default()),
-            Token::BlockEnd => out.push(JinjaItem::Tag(tag.take().map_or(Block::None, |t| t.block()))),
+            Token::VariableStart => self.out.push(JinjaItem::Tag(Block::None)),
+            Token::BlockStart => self.tag = Some(TagReader::default()),
+            Token::BlockEnd => self.out.push(JinjaItem::Tag(self.tag.take().map_or(Block::None, |t| t.block()))),
             token => {
-                if let Some(t) = tag.as_mut() {
-                    t.read(&token);
+                if let Some(t) = self.tag.as_mut() {
+                    t.read(token);
                 }
             }
         }
     }
-    // Text after the last token (and after the last comment: only comments and trimmed
-    // whitespace are skipped there) that the tokenizer trimmed away entirely.
-    let rest = src.get(prev_end..).unwrap_or("");
-    let after_comments = rest.rfind("#}").map_or(rest, |k| rest.get(k + 2..).unwrap_or(""));
-    if !last_was_data && tag.is_none() && !after_comments.is_empty() && after_comments.trim_start().is_empty() {
-        out.push(JinjaItem::TrimmedEnd);
+
+    /// The pieces read.
+    pub fn finish(mut self) -> Vec<JinjaItem> {
+        // Text after the last token (and after the last comment: only comments and trimmed
+        // whitespace are skipped there) that the tokenizer trimmed away entirely.
+        let rest = self.src.get(self.prev_end..).unwrap_or("");
+        let after_comments = rest.rfind("#}").map_or(rest, |k| rest.get(k + 2..).unwrap_or(""));
+        if !self.last_was_data
+            && self.tag.is_none()
+            && !after_comments.is_empty()
+            && after_comments.trim_start().is_empty()
+        {
+            self.out.push(JinjaItem::TrimmedEnd);
+        }
+        self.out
     }
-    out
 }
 
 /// Whether text the tokenizer skipped ends with a `{% raw %}` tag (and the whitespace its
@@ -122,10 +153,10 @@ fn opens_raw(skipped: &str) -> bool {
     word.strip_suffix(['-', '+']).unwrap_or(word).trim_end() == "raw"
 }
 
-impl<'s> TagReader<'s> {
-    fn read(&mut self, token: &Token<'s>) {
+impl TagReader {
+    fn read(&mut self, token: &Token<'_>) {
         match token {
-            Token::Ident(w) if self.word.is_none() => self.word = Some(w),
+            Token::Ident(w) if self.word.is_none() => self.word = Some(Word::of(w)),
             Token::Ident("recursive") => self.recursive = true,
             Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => self.depth += 1,
             Token::ParenClose | Token::BracketClose | Token::BraceClose => self.depth = self.depth.saturating_sub(1),
@@ -134,26 +165,46 @@ impl<'s> TagReader<'s> {
         }
         if self.word.is_none() {
             // A tag that does not start with a name (`{% 1 %}`) is no block.
-            self.word = Some("");
+            self.word = Some(Word::Other);
         }
     }
 
     /// The block the tag opens or closes. A tag that brings in a template's text
     /// (`include`, `import`, `from`, `extends`) is [`Block::Foreign`].
     fn block(&self) -> Block {
-        let word = self.word.unwrap_or("");
+        match self.word.unwrap_or(Word::Other) {
+            Word::Foreign => Block::Foreign,
+            Word::Close(kind) => Block::Close(kind),
+            Word::Other => Block::None,
+            Word::Opens("set", _) if self.assigns => Block::None,
+            Word::Opens(kind @ "for", _) => Block::Open { kind, captures: self.recursive },
+            Word::Opens(kind, captures) => Block::Open { kind, captures },
+        }
+    }
+}
+
+/// The first word of a `{% %}` tag, as far as blocks are concerned.
+#[derive(Clone, Copy)]
+enum Word {
+    /// `include`, `import`, `from`, `extends`.
+    Foreign,
+    /// `end` and a block's keyword.
+    Close(&'static str),
+    /// A block's keyword, and whether its text becomes a value.
+    Opens(&'static str, bool),
+    /// Anything else.
+    Other,
+}
+
+impl Word {
+    fn of(word: &str) -> Self {
         if ["include", "import", "from", "extends"].contains(&word) {
-            return Block::Foreign;
+            return Self::Foreign;
         }
         if let Some(name) = word.strip_prefix("end") {
-            return BLOCKS.iter().find(|(n, _)| *n == name).map_or(Block::None, |&(n, _)| Block::Close(n));
+            return BLOCKS.iter().find(|(n, _)| *n == name).map_or(Self::Other, |&(n, _)| Self::Close(n));
         }
-        let Some(&(kind, captures)) = BLOCKS.iter().find(|(n, _)| *n == word) else { return Block::None };
-        match kind {
-            "set" if self.assigns => Block::None,
-            "for" => Block::Open { kind, captures: self.recursive },
-            _ => Block::Open { kind, captures },
-        }
+        BLOCKS.iter().find(|(n, _)| *n == word).map_or(Self::Other, |&(n, captures)| Self::Opens(n, captures))
     }
 }
 

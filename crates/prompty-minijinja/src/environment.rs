@@ -192,6 +192,24 @@ impl<'source> Environment<'source> {
         self.templates.insert_cow(name.into(), source.into())
     }
 
+    /// prompty patch: [`add_template_owned`](Self::add_template_owned), handing every token
+    /// the parser reads to `observer`, once each and in source order (see
+    /// [`machinery::TokenObserver`](crate::machinery::TokenObserver)); an observer that
+    /// answers `false` stops the compile with a syntax error.
+    #[cfg(feature = "unstable_machinery")]
+    pub fn add_template_owned_observed<N>(
+        &mut self,
+        name: N,
+        source: String,
+        observer: &mut crate::machinery::TokenObserver<'_>,
+    ) -> Result<(), Error>
+    where
+        N: Into<Cow<'source, str>>,
+    {
+        self.templates
+            .insert_owned_observed(name.into(), source, observer)
+    }
+
     /// Register a template loader as source of templates.
     ///
     /// When a template loader is registered, the environment gains the ability

@@ -266,7 +266,8 @@ pub mod machinery {
     pub use crate::compiler::lexer::{tokenize, Tokenizer};
     // prompty patch: the variables a parsed template reads, for the linter.
     pub use crate::compiler::meta::find_undeclared;
-    pub use crate::compiler::parser::{parse, parse_expr};
+    // prompty patch: the tokens a compile reads, for a caller that needs them too.
+    pub use crate::compiler::parser::{parse, parse_expr, parse_observed, TokenObserver};
     pub use crate::compiler::tokens::{Span, Token};
     pub use crate::template::{CompiledTemplate, TemplateConfig};
 

@@ -12,6 +12,7 @@ use std::time::SystemTime;
 use crate::vendor::self_cell::self_cell;
 
 use crate::compiler::instructions::Instructions;
+use crate::compiler::parser::TokenObserver;
 use crate::error::{Error, ErrorKind};
 use crate::template::CompiledTemplate;
 use crate::template::TemplateConfig;
@@ -365,15 +366,55 @@ impl<'source> LoaderStore<'source> {
         self.loader = Some(Arc::new(move |name| f(name).map(|x| x.map(Into::into))));
     }
 
+    /// prompty patch: [`insert_cow`](Self::insert_cow) of an owned template, handing every
+    /// token its parser reads to `observer`.
+    #[cfg(feature = "unstable_machinery")]
+    pub fn insert_owned_observed(
+        &mut self,
+        name: Cow<'source, str>,
+        source: String,
+        observer: &mut TokenObserver<'_>,
+    ) -> Result<(), Error> {
+        let name: Arc<str> = name.into();
+        let template = ok!(self.make_owned_template_with(
+            name.clone(),
+            TemplateSource::new(source),
+            Some(observer)
+        ));
+        self.borrowed_templates.remove(&name as &str);
+        self.owned_templates
+            .current_mut()
+            .insert(name, Arc::new(template));
+        Ok(())
+    }
+
     fn make_owned_template(
         &self,
         name: Arc<str>,
         source: TemplateSource,
     ) -> Result<CachedTemplate, Error> {
+        self.make_owned_template_with(name, source, None)
+    }
+
+    // prompty patch: an owned template compiled with an optional token observer.
+    fn make_owned_template_with(
+        &self,
+        name: Arc<str>,
+        source: TemplateSource,
+        observer: Option<&mut TokenObserver<'_>>,
+    ) -> Result<CachedTemplate, Error> {
         let template = ok!(LoadedTemplate::try_new(
             (name, source.source.into_boxed_str()),
             |(name, source)| -> Result<_, Error> {
-                CompiledTemplate::new(name, source, &self.template_config)
+                match observer {
+                    Some(observer) => CompiledTemplate::new_observed(
+                        name,
+                        source,
+                        &self.template_config,
+                        observer,
+                    ),
+                    None => CompiledTemplate::new(name, source, &self.template_config),
+                }
             },
         ));
         Ok(CachedTemplate {

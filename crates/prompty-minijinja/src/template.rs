@@ -9,7 +9,7 @@ use crate::vendor::self_cell::self_cell;
 use crate::compiler::codegen::CodeGenerator;
 use crate::compiler::instructions::Instructions;
 use crate::compiler::meta::find_undeclared;
-use crate::compiler::parser::parse;
+use crate::compiler::parser::{parse, parse_observed, TokenObserver};
 use crate::environment::Environment;
 use crate::error::{attach_basic_debug_info, Error};
 use crate::output::{Output, WriteWrapper};
@@ -501,12 +501,39 @@ impl<'source> CompiledTemplate<'source> {
         attach_basic_debug_info(Self::_new_impl(name, source, config), source)
     }
 
+    /// prompty patch: [`new`](Self::new), handing every token the parser reads to
+    /// `observer` (see [`TokenObserver`]).
+    pub fn new_observed(
+        name: &'source str,
+        source: &'source str,
+        config: &TemplateConfig,
+        observer: &mut TokenObserver<'_>,
+    ) -> Result<CompiledTemplate<'source>, Error> {
+        attach_basic_debug_info(
+            Self::_new_impl_with(name, source, config, Some(observer)),
+            source,
+        )
+    }
+
     fn _new_impl(
         name: &'source str,
         source: &'source str,
         config: &TemplateConfig,
     ) -> Result<CompiledTemplate<'source>, Error> {
-        let ast = ok!(parse(source, name, config.syntax_config.clone()));
+        Self::_new_impl_with(name, source, config, None)
+    }
+
+    // prompty patch: the compile with an optional token observer.
+    fn _new_impl_with(
+        name: &'source str,
+        source: &'source str,
+        config: &TemplateConfig,
+        observer: Option<&mut TokenObserver<'_>>,
+    ) -> Result<CompiledTemplate<'source>, Error> {
+        let ast = ok!(match observer {
+            Some(observer) => parse_observed(source, name, config.syntax_config.clone(), observer),
+            None => parse(source, name, config.syntax_config.clone()),
+        });
         let mut g = CodeGenerator::new(name, source);
         g.compile_stmt(&ast);
         let buffer_size_hint = g.buffer_size_hint();

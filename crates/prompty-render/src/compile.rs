@@ -22,6 +22,8 @@
 //! expression) holds no marks, so a role line there is refused when it renders, rather than
 //! rendered differently.
 
+use std::borrow::Cow;
+
 use prompty_syntax::{Profile, TemplateFormat};
 
 use crate::engine::{BodyLocation, Engine};
@@ -79,16 +81,25 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
         TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = prompty_jinja::normalize_newlines(body.to_owned());
-            // One reading of the template's tokens for the layout and the nesting scan.
+            // One reading of the template's tokens for the engine, the layout and the
+            // nesting scan: the compile hands its parser's tokens over as it reads them.
             let mut depth = crate::nesting::JinjaDepth::new(target.limits.max_nesting);
-            let layout = layout::jinja(&body, profile == Profile::Promptflow, spec, &mut |t, s| depth.token(t, s));
-            let Ok(facts) = depth.finish() else {
-                // Too deep: compiling the plain template reports it, located.
-                return target.engine(body.clone(), None).map(|e| unmarked(&body, e));
+            let mut reader = prompty_jinja::lexer::JinjaReader::new(&body);
+            let plain = Engine::jinja_observed(body.clone(), profile, target.limits, &mut |t, s| {
+                depth.token(t, s);
+                reader.token(t, s);
+                !depth.is_deep()
+            });
+            let (Some(plain), Ok(facts)) = (plain, depth.finish()) else {
+                // Too deep, or not a template: the reading on its own, then the compile,
+                // say where and why.
+                return compile_jinja_apart(target, body);
             };
-            let plan = plan(&layout.view, profile, layout.captures);
-            let compiled = compile_with_places(target, Some(facts), &body, &layout, &plan.places, &|_, _| true)?;
-            Ok(Compiled { checks: plan.checks, ..compiled })
+            if facts.keeps_values {
+                crate::engine::check_growth(&body, profile, target.location)?;
+            }
+            let layout = layout::jinja_items(&body, reader.finish(), spec);
+            jinja_with_layout(target, facts, Cow::Owned(body), &layout, Some(plain))
         }
         #[cfg(feature = "mustache")]
         TemplateFormat::Mustache => {
@@ -104,7 +115,7 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
             let same = |engine: &Engine, n: usize| {
                 engine.mark_count() == n && matches!(engine, Engine::Mustache(t) if literal_text(t) == literal)
             };
-            let compiled = compile_with_places(target, None, body, &layout, &plan.places, &same)?;
+            let compiled = compile_with_places(target, None, Cow::Borrowed(body), &layout, &plan.places, &same, None)?;
             Ok(Compiled { checks: plan.checks, ..compiled })
         }
         #[cfg(feature = "handlebars")]
@@ -131,8 +142,40 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
     }
 }
 
-fn unmarked(body: &str, engine: Engine) -> Compiled {
-    Compiled { body: body.to_owned(), engine, marks: 0, direct: Vec::new(), checks: Checks::default() }
+/// [`compile`] of a Jinja body (line breaks normalized) that reads the template on its own
+/// before compiling it: the nesting bound before the parser recurses, and the compile's
+/// error where there is one. The reference for the one-reading path above
+/// (`the_observed_compile_agrees_with_the_separate_reading`).
+fn compile_jinja_apart(target: &CompileTarget<'_>, body: String) -> Result<Compiled, Error> {
+    let profile = target.profile;
+    let mut depth = crate::nesting::JinjaDepth::new(target.limits.max_nesting);
+    let items = prompty_jinja::lexer::jinja_lex_with(&body, profile == Profile::Promptflow, &mut |t, s| {
+        depth.token(t, s);
+    });
+    let Ok(facts) = depth.finish() else {
+        // Too deep: compiling the plain template reports it, located.
+        return target.engine(body.clone(), None).map(|e| unmarked(&body, e));
+    };
+    let layout = layout::jinja_items(&body, items, profile == Profile::Spec);
+    jinja_with_layout(target, facts, Cow::Borrowed(&body), &layout, None)
+}
+
+/// A Jinja body compiled with the marks its layout's plan asks for; `plain` is the body
+/// compiled as it is, when the caller has it.
+fn jinja_with_layout(
+    target: &CompileTarget<'_>,
+    facts: JinjaFacts,
+    body: Cow<'_, str>,
+    layout: &Layout,
+    plain: Option<Engine>,
+) -> Result<Compiled, Error> {
+    let plan = plan(&layout.view, target.profile, layout.captures);
+    let compiled = compile_with_places(target, Some(facts), body, layout, &plan.places, &|_, _| true, plain)?;
+    Ok(Compiled { checks: plan.checks, ..compiled })
+}
+
+fn unmarked(body: impl Into<String>, engine: Engine) -> Compiled {
+    Compiled { body: body.into(), engine, marks: 0, direct: Vec::new(), checks: Checks::default() }
 }
 
 /// A Mustache template's literal text, all runs joined.
@@ -150,10 +193,11 @@ fn literal_text(t: &prompty_mustache::Template) -> String {
 fn compile_with_places(
     target: &CompileTarget<'_>,
     scanned: Option<JinjaFacts>,
-    body: &str,
+    body: Cow<'_, str>,
     layout: &Layout,
     places: &[usize],
     works: &dyn Fn(&Engine, usize) -> bool,
+    plain: Option<Engine>,
 ) -> Result<Compiled, Error> {
     // The marked template is not scanned again: a mark is an expression one level inside
     // the text it stands in, and the plain template is within the limit.
@@ -186,9 +230,13 @@ fn compile_with_places(
         }
     }
     if inserts.is_empty() {
-        return Ok(Compiled { direct, ..unmarked(body, compile(body.to_owned())?) });
+        let engine = match plain {
+            Some(engine) => engine,
+            None => compile(body.to_string())?,
+        };
+        return Ok(Compiled { direct, ..unmarked(body, engine) });
     }
-    let marked = insert(body, &inserts);
+    let marked = insert(&body, &inserts);
     if let Ok(engine) = compile(marked.clone())
         && works(&engine, marks)
     {
@@ -196,7 +244,9 @@ fn compile_with_places(
         return Ok(Compiled { body: marked, engine, marks, direct, checks: Checks::default() });
     }
     // The plain template's own error, located in the file, when it does not compile.
-    compile(body.to_owned())?;
+    if plain.is_none() {
+        compile(body.into_owned())?;
+    }
     // The marks go where the engine's own reading of the template puts its text
     // ([`crate::layout`]), so a template that compiles compiles with them.
     Err(Error::new(
@@ -236,4 +286,157 @@ fn insert(body: &str, inserts: &[Insert<'_>]) -> String {
     }
     out.push_str(body.get(from..).unwrap_or(""));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-reading compile (the engine's parser hands its tokens to the layout and the
+    /// nesting scan) against the template read on its own first: the same compiled body,
+    /// marks, direct places and checks, or the same error, for every Jinja body of the
+    /// prompt corpora and the security cases, the 3,000 templates of the Jinja2 differential
+    /// suite, and generated templates built from the constructs the layout and the nesting
+    /// scan tell apart, in both profiles, with the default nesting limit and a small one.
+    #[test]
+    fn the_observed_compile_agrees_with_the_separate_reading() {
+        let mut bodies = corpus_bodies();
+        let from_corpus = bodies.len();
+        bodies.extend(generated(4_000, 0x0b5e_47ed));
+        assert!(from_corpus > 3_000, "the corpora gave {from_corpus} bodies");
+        let location = BodyLocation { file: None, span: 0..0 };
+        let (mut compiled, mut refused) = (0usize, 0usize);
+        for limits in [Limits::DEFAULT, Limits { max_nesting: 6, ..Limits::DEFAULT }] {
+            for profile in [Profile::Spec, Profile::Promptflow] {
+                let target =
+                    CompileTarget { format: TemplateFormat::Jinja2, profile, limits: &limits, location: &location };
+                for body in &bodies {
+                    let one = compile(&target, body, true);
+                    let apart = compile_jinja_apart(&target, prompty_jinja::normalize_newlines(body.clone()));
+                    match (&one, &apart) {
+                        (Ok(a), Ok(b)) => {
+                            compiled += 1;
+                            assert_eq!(
+                                (&a.body, a.marks, &a.direct, &a.checks),
+                                (&b.body, b.marks, &b.direct, &b.checks),
+                                "{profile:?}, nesting {}: {body:?}",
+                                limits.max_nesting
+                            );
+                        }
+                        (Err(a), Err(b)) => {
+                            refused += 1;
+                            assert_eq!(a, b, "{profile:?}, nesting {}: {body:?}", limits.max_nesting);
+                        }
+                        _ => panic!(
+                            "{profile:?}, nesting {}: {body:?}: one reading {:?}, apart {:?}",
+                            limits.max_nesting,
+                            one.as_ref().map(|c| c.marks),
+                            apart.as_ref().map(|c| c.marks)
+                        ),
+                    }
+                }
+            }
+        }
+        // Both kinds of outcome are exercised, the refusals by the nesting bound included.
+        assert!(compiled > 10_000 && refused > 1_000, "{compiled} compiled, {refused} refused");
+    }
+
+    fn corpus_bodies() -> Vec<String> {
+        let host = prompty_syntax::MapHost::new();
+        let opts = prompty_syntax::LoadOptions::default();
+        let mut files: Vec<String> = prompty_test_support::prompt_files()
+            .iter()
+            .map(|p| std::fs::read_to_string(p).expect("a prompt file"))
+            .collect();
+        let security = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/security");
+        for entry in std::fs::read_dir(&security).expect("tests/security") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_none_or(|e| e != "txt") {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).expect("a case");
+            // A case is a JSON header, then the `.prompty` file from its first `---` line.
+            if let Some(k) = text.find("\n---\n") {
+                files.push(text[k + 1..].to_owned());
+            }
+        }
+        let mut bodies: Vec<String> = files
+            .iter()
+            .filter_map(|text| prompty_syntax::load_str(text, &host, &opts).prompt)
+            .filter(|p| TemplateFormat::from_kind(&p.template.format.kind) == Some(TemplateFormat::Jinja2))
+            .filter_map(|p| p.instructions)
+            .collect();
+        let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jinja_diff/golden.jsonl");
+        for line in std::fs::read_to_string(golden).expect("golden.jsonl").lines() {
+            let case: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            if let Some(t) = case.get("template").and_then(|t| t.as_str()) {
+                bodies.push(t.to_owned());
+            }
+        }
+        bodies
+    }
+
+    /// Templates put together from pieces that open and close blocks (capturing or not),
+    /// role lines and labels, raw blocks, comments and whitespace control, deep brackets,
+    /// templates brought in, line ends of every kind, and text that does not parse.
+    fn generated(n: usize, seed: u64) -> Vec<String> {
+        const PIECES: &[&str] = &[
+            "system:\n",
+            "user:\n",
+            "assistant:\n",
+            "# user:\n",
+            "name: bob\n",
+            "tool_call_id: 7\n",
+            "Hello {{ q }}\n",
+            "{{ q }}",
+            "{{- q -}}",
+            "{{ q | upper }}",
+            "{% if q %}",
+            "{% endif %}",
+            "{%- if q -%}",
+            "{% for x in xs %}",
+            "{% for x in xs recursive %}",
+            "{% endfor %}",
+            "{{ loop(x) }}",
+            "{% set v %}",
+            "{% endset %}",
+            "{% set w = 1 %}",
+            "{% set n = namespace(a=1) %}",
+            "{% macro m(a) %}",
+            "{% endmacro %}",
+            "{{ m(1) }}",
+            "{% call m(2) %}",
+            "{% endcall %}",
+            "{% filter upper %}",
+            "{% endfilter %}",
+            "{% raw %}user:\n{{ x }}{% endraw %}",
+            "{%- raw -%}\nsystem:\n{%- endraw -%}",
+            "{# a comment #}",
+            "{#-#}",
+            "{#+#}",
+            "{% include 'x' %}",
+            "{{ ((((((((q)))))))) }}",
+            "{{ not not not not not not not q }}",
+            "{{ q.a.b.c.d.e.f.g }}",
+            "{% if a %}{% if b %}{% if c %}{% if d %}",
+            "{% endif %}{% endif %}{% endif %}{% endif %}",
+            "{{ q ",
+            "{% endfor %}{% endfor %}",
+            "{% if %}",
+            "}}",
+            "{",
+            "\r\n",
+            "\r",
+            "\n",
+            "  ",
+            "text ",
+        ];
+        let mut rng = prompty_test_support::Rng::new(seed);
+        (0..n)
+            .map(|_| {
+                let len = 1 + rng.below(14);
+                (0..len).map(|_| PIECES[rng.below(PIECES.len())]).collect()
+            })
+            .collect()
+    }
 }

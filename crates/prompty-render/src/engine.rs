@@ -129,8 +129,6 @@ impl Engine {
     ) -> Result<Engine, Error> {
         match format {
             TemplateFormat::Jinja2 => {
-                let mut env = prompty_jinja::environment();
-                let syntax = prompty_jinja::syntax(profile == Profile::Promptflow);
                 // minijinja's parser and code generator recurse once per level: bound the
                 // depth first, then refuse values that could grow past the fuel.
                 let facts = match scanned {
@@ -138,25 +136,10 @@ impl Engine {
                     None => nesting::scan_jinja(&source, limits.max_nesting)
                         .map_err(|d| too_deep(&d, "template syntax error", &source, loc, limits))?,
                 };
-                if facts.keeps_values
-                    && let Ok(ast) = minijinja::machinery::parse(&source, TEMPLATE_NAME, syntax.clone())
-                {
-                    growth::check(&ast).map_err(|r| {
-                        located(
-                            Error::new(ErrorKind::TemplateSyntax, format!("template refused: {}", r.message)),
-                            &source,
-                            r.span,
-                            loc,
-                        )
-                    })?;
+                if facts.keeps_values {
+                    check_growth(&source, profile, loc)?;
                 }
-                env.set_syntax(syntax);
-                env.set_undefined_behavior(UndefinedBehavior::Lenient);
-                env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-                let max_output = limits.max_output;
-                env.set_formatter(move |out, state, value| budgeted_format(out, state, value, max_output));
-                env.set_fuel(Some(limits.steps));
-                env.set_recursion_limit(limits.recursion);
+                let mut env = jinja_environment(profile, limits);
                 let source = prompty_jinja::normalize_newlines(source);
                 let body = source.clone();
                 env.add_template_owned(TEMPLATE_NAME, source).map_err(|e| jinja_error(&e, &body, loc, limits))?;
@@ -200,6 +183,25 @@ impl Engine {
             #[cfg(not(feature = "handlebars"))]
             TemplateFormat::Handlebars => Err(left_out("Handlebars", "handlebars")),
         }
+    }
+
+    /// A Jinja template compiled from `source` (line breaks already normalized), with every
+    /// token its parser reads handed to `observer` as it is read: one lexing of the template
+    /// for the engine and for a caller that reads its tokens too ([`crate::compile`]).
+    /// `None` when it does not compile or the observer stops it; [`Engine::compile_scanned`]
+    /// then tells why. Neither the nesting bound nor the value-growth check is applied here:
+    /// the observer bounds the nesting as the parser reads (it stops the parse at the first
+    /// token past the limit, before the parser's recursion gets there), and the caller
+    /// checks growth with [`check_growth`] once the tokens have told it whether to.
+    pub(crate) fn jinja_observed(
+        source: String,
+        profile: Profile,
+        limits: &Limits,
+        observer: &mut minijinja::machinery::TokenObserver<'_>,
+    ) -> Option<Engine> {
+        let mut env = jinja_environment(profile, limits);
+        env.add_template_owned_observed(TEMPLATE_NAME, source, observer).ok()?;
+        Some(Engine::Jinja(Box::new(env)))
     }
 
     /// Renders with `ctx` (a JSON object of inputs).
@@ -418,6 +420,38 @@ fn output_limit(limits: &Limits, jinja: bool) -> Error {
 #[cfg(feature = "handlebars")]
 fn steps_limit(limits: &Limits) -> String {
     format!("the render took more than {} steps (too much work for one render; is there a runaway loop?)", limits.steps)
+}
+
+/// The environment a Jinja template of `profile` compiles and renders in: the profile's
+/// syntax, lenient undefined values, no auto-escaping, the budgeted formatter, fuel and the
+/// recursion limit.
+fn jinja_environment(profile: Profile, limits: &Limits) -> minijinja::Environment<'static> {
+    let mut env = prompty_jinja::environment();
+    env.set_syntax(prompty_jinja::syntax(profile == Profile::Promptflow));
+    env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    let max_output = limits.max_output;
+    env.set_formatter(move |out, state, value| budgeted_format(out, state, value, max_output));
+    env.set_fuel(Some(limits.steps));
+    env.set_recursion_limit(limits.recursion);
+    env
+}
+
+/// Refuses a Jinja template whose values could grow past the fuel ([`growth`]); a template
+/// that does not parse is left to the compile, which reports it.
+pub(crate) fn check_growth(source: &str, profile: Profile, loc: &BodyLocation) -> Result<(), Error> {
+    let syntax = prompty_jinja::syntax(profile == Profile::Promptflow);
+    if let Ok(ast) = minijinja::machinery::parse(source, TEMPLATE_NAME, syntax) {
+        growth::check(&ast).map_err(|r| {
+            located(
+                Error::new(ErrorKind::TemplateSyntax, format!("template refused: {}", r.message)),
+                source,
+                r.span,
+                loc,
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// The error for a template nested deeper than the limit.

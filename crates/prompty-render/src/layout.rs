@@ -23,7 +23,7 @@
 #[cfg(feature = "handlebars")]
 use handlebars::template::{Template as HbsTemplate, TemplateElement};
 
-use prompty_jinja::lexer::{Block, JinjaItem, jinja_lex_with};
+use prompty_jinja::lexer::{Block, JinjaItem};
 
 /// Stands in the view for anything that is not the template's literal text. Never part of
 /// a role line or label (it is not whitespace), so a role line next to one is not whole.
@@ -107,12 +107,18 @@ impl Layout {
 /// text the template writes without marks.
 ///
 /// `each` sees every token of the template as it is read (the nesting scan).
+#[cfg(test)]
 pub(crate) fn jinja<'s>(
     body: &'s str,
     trim_blocks: bool,
     raw: bool,
     each: &mut dyn FnMut(&minijinja::machinery::Token<'s>, minijinja::machinery::Span),
 ) -> Layout {
+    jinja_items(body, prompty_jinja::lexer::jinja_lex_with(body, trim_blocks, each), raw)
+}
+
+/// [`jinja`] from the body's pieces as [`prompty_jinja::lexer::JinjaReader`] read them.
+pub(crate) fn jinja_items(body: &str, items: Vec<JinjaItem>, raw: bool) -> Layout {
     let mut layout = Layout::default();
     let plain = layout.tag(format!("{{{{ {} }}}}", crate::mark::MARK_VAR));
     let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::mark::MARK_VAR));
@@ -122,7 +128,7 @@ pub(crate) fn jinja<'s>(
     let mut open: Vec<(&str, bool)> = Vec::new();
     let mut capturing = 0usize;
     let mut confused = false;
-    for item in jinja_lex_with(body, trim_blocks, each) {
+    for item in items {
         let direct = capturing == 0;
         last_ends = false;
         match item {

@@ -83,7 +83,7 @@ enum Tok<'s> {
 
 /// The depth count over a stream of [`Tok`]s; see the module documentation.
 #[derive(Default)]
-struct Depth<'s> {
+struct Depth {
     facts: JinjaFacts,
     /// Open block statements.
     blocks: usize,
@@ -95,16 +95,16 @@ struct Depth<'s> {
     /// The current block tag: where it starts, its first word, and whether it has an `=`.
     tag_start: usize,
     first_word: bool,
-    tag_word: &'s str,
+    tag_word: &'static str,
     assigns: bool,
     /// The deepest level seen, for tests.
     #[cfg(test)]
     deepest: usize,
 }
 
-impl<'s> Depth<'s> {
+impl Depth {
     /// Counts one item at `span`; `Err` once deeper than `max`.
-    fn push(&mut self, tok: Tok<'s>, span: Range<usize>, max: usize) -> Result<(), TooDeep> {
+    fn push(&mut self, tok: Tok<'_>, span: Range<usize>, max: usize) -> Result<(), TooDeep> {
         let mut deeper = false;
         match tok {
             Tok::Start { block } => {
@@ -138,7 +138,7 @@ impl<'s> Depth<'s> {
                 return Ok(());
             }
             Tok::Word(word) if self.first_word => {
-                self.tag_word = word;
+                self.tag_word = tag_word(word);
                 self.facts.keeps_values |= JINJA_BINDING_TAGS.contains(&word);
                 if JINJA_CLOSING_TAGS.contains(&word) {
                     self.blocks = self.blocks.saturating_sub(1);
@@ -201,6 +201,15 @@ impl<'s> Depth<'s> {
         }
         Ok(())
     }
+}
+
+/// A block tag's first word as [`Depth`] keeps it: the keyword when it opens a body
+/// (`set` included), `?` for any other word.
+fn tag_word(word: &str) -> &'static str {
+    if word == "set" {
+        return "set";
+    }
+    JINJA_OPENING_TAGS.iter().find(|w| **w == word).copied().unwrap_or("?")
 }
 
 /// Scans a Jinja body; see the module documentation. Comments, raw blocks and template text
@@ -267,24 +276,29 @@ fn tok_of<'s>(token: &Token<'s>) -> Option<Tok<'s>> {
 
 /// The Jinja scan fed one token at a time, by a caller that reads the tokens anyway (the
 /// marks' layout), so that the template is tokenized once for both.
-pub(crate) struct JinjaDepth<'s> {
-    depth: Depth<'s>,
+pub(crate) struct JinjaDepth {
+    depth: Depth,
     max: usize,
     deep: Option<TooDeep>,
 }
 
-impl<'s> JinjaDepth<'s> {
+impl JinjaDepth {
     pub(crate) fn new(max: usize) -> Self {
         Self { depth: Depth::default(), max, deep: None }
     }
 
-    pub(crate) fn token(&mut self, token: &Token<'s>, span: minijinja::machinery::Span) {
+    pub(crate) fn token(&mut self, token: &Token<'_>, span: minijinja::machinery::Span) {
         if self.deep.is_none()
             && let Some(tok) = tok_of(token)
             && let Err(e) = self.depth.push(tok, range_of(span), self.max)
         {
             self.deep = Some(e);
         }
+    }
+
+    /// Whether the tokens given so far nest deeper than the limit.
+    pub(crate) fn is_deep(&self) -> bool {
+        self.deep.is_some()
     }
 
     /// What [`scan_jinja`] would have returned for the tokens given.

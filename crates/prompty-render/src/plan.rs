@@ -41,7 +41,7 @@ pub(crate) struct Plan {
 }
 
 /// What the split checks a render's places against, fixed when the template compiles.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Checks {
     /// Whether role-line starts and line breaks are among the places: then each role line's
     /// start and the line breaks around it, and (promptflow) the line break after a
@@ -158,7 +158,7 @@ impl<'a> TemplatePlaces<'a> {
 /// The template's own role lines, which a role line the split finds at a mark must be one
 /// of: a mark proves only where the template's role line stood, and a filter working on
 /// the template's text (`replace`) may have rewritten its role word or attributes.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Shapes {
     /// The role lines the template writes whole (spec profile): the text after the role word
     /// to the line's end (trailing blanks dropped), with the roles (lowercased) written

@@ -105,7 +105,7 @@ impl Renderer {
             ));
         }
         let strict = profile == Profile::Spec && prompt.template.format.strict.unwrap_or(true);
-        let instructions = prompt.instructions.clone().unwrap_or_default();
+        let instructions = prompt.instructions.as_deref().unwrap_or_default();
         let location = BodyLocation { file: options.source.clone(), span: prompt.body_span.clone() };
         let kind = &prompt.template.format.kind;
         let Some(format) = TemplateFormat::from_kind(kind) else {
@@ -115,11 +115,11 @@ impl Renderer {
             ));
         };
         let prepassed = (profile == Profile::Promptflow && format == TemplateFormat::Jinja2)
-            .then(|| markdown_image_prepass(&instructions))
+            .then(|| markdown_image_prepass(instructions))
             .flatten();
-        let instructions = prepassed.clone().unwrap_or(instructions);
+        let instructions = prepassed.as_deref().unwrap_or(instructions);
         let target = CompileTarget { format, profile, limits: &options.limits, location: &location };
-        let compiled = compile(&target, &instructions, profile == Profile::Promptflow || strict)?;
+        let compiled = compile(&target, instructions, profile == Profile::Promptflow || strict)?;
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();

@@ -370,7 +370,11 @@ fn finish(
     prompt.body_span = parts.body.span.clone();
     prompt.instructions = match profile {
         // The spec's loaders drop trailing newlines; promptflow keeps the template as written.
-        Profile::Spec => Some(normalize_newlines(body).trim_end_matches('\n').to_owned()),
+        Profile::Spec => {
+            let mut text = normalize_newlines(body);
+            text.truncate(text.trim_end_matches('\n').len());
+            Some(text)
+        }
         Profile::Promptflow => Some(normalize_newlines(body)),
     }
     .filter(|s| !s.is_empty() || parts.front_matter.is_some());

@@ -95,33 +95,43 @@ enum SetParseResult<'a> {
     SetBlock(ast::SetBlock<'a>),
 }
 
-struct TokenStream<'a> {
+// prompty patch: a caller can watch the tokens the parser reads (see `TokenObserver`).
+struct TokenStream<'a, 'o> {
     tokenizer: Tokenizer<'a>,
     current: Result<Option<(Token<'a>, Span)>, Error>,
     last_span: Span,
+    observer: Option<&'o mut TokenObserver<'o>>,
 }
 
-impl<'a> TokenStream<'a> {
+/// prompty patch: a callback handed every token the parser reads, once each and in source
+/// order, as the tokenizer produces it (so a caller that needs the tokens as well does not
+/// lex the template a second time). Answering `false` stops the parse with a syntax error.
+pub type TokenObserver<'o> = dyn for<'t> FnMut(&Token<'t>, Span) -> bool + 'o;
+
+impl<'a, 'o> TokenStream<'a, 'o> {
     /// Tokenize a template
     pub fn new(
         source: &'a str,
         filename: &'a str,
         in_expr: bool,
         syntax_config: SyntaxConfig,
-    ) -> TokenStream<'a> {
+        mut observer: Option<&'o mut TokenObserver<'o>>,
+    ) -> TokenStream<'a, 'o> {
         let mut tokenizer = Tokenizer::new(source, filename, in_expr, syntax_config);
-        let current = tokenizer.next_token();
+        let current = observed(tokenizer.next_token(), &mut observer);
         TokenStream {
             tokenizer,
             current,
             last_span: Span::default(),
+            observer,
         }
     }
 
     /// Advance the stream.
     #[inline(always)]
     pub fn next(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {
-        let rv = mem::replace(&mut self.current, self.tokenizer.next_token());
+        let next = observed(self.tokenizer.next_token(), &mut self.observer);
+        let rv = mem::replace(&mut self.current, next);
         match rv {
             Ok(Some((token, span))) => {
                 self.last_span = span;
@@ -174,8 +184,24 @@ impl<'a> TokenStream<'a> {
     }
 }
 
-struct Parser<'a> {
-    stream: TokenStream<'a>,
+// prompty patch: a token from the tokenizer, shown to the observer first.
+#[inline(always)]
+fn observed<'a>(
+    token: Result<Option<(Token<'a>, Span)>, Error>,
+    observer: &mut Option<&mut TokenObserver<'_>>,
+) -> Result<Option<(Token<'a>, Span)>, Error> {
+    if let (Ok(Some((token, span))), Some(observer)) = (&token, observer.as_mut()) {
+        if !observer(token, *span) {
+            return Err(syntax_error(Cow::Borrowed(
+                "the token observer stopped the parse",
+            )));
+        }
+    }
+    token
+}
+
+struct Parser<'a, 'o> {
+    stream: TokenStream<'a, 'o>,
     #[cfg(all(feature = "macros", feature = "multi_template"))]
     in_macro: bool,
     #[cfg(feature = "loop_controls")]
@@ -241,7 +267,7 @@ macro_rules! with_recursion_guard {
     }};
 }
 
-impl<'a> Parser<'a> {
+impl<'a, 'o> Parser<'a, 'o> {
     /// Creates a new parser.
     ///
     /// `in_expr` is necessary to parse within an expression context.  Otherwise
@@ -254,9 +280,10 @@ impl<'a> Parser<'a> {
         filename: &'a str,
         in_expr: bool,
         syntax_config: SyntaxConfig,
-    ) -> Parser<'a> {
+        observer: Option<&'o mut TokenObserver<'o>>,
+    ) -> Parser<'a, 'o> {
         Parser {
-            stream: TokenStream::new(source, filename, in_expr, syntax_config),
+            stream: TokenStream::new(source, filename, in_expr, syntax_config, observer),
             #[cfg(all(feature = "macros", feature = "multi_template"))]
             in_macro: false,
             #[cfg(feature = "loop_controls")]
@@ -1449,10 +1476,21 @@ pub fn parse<'source>(
     filename: &'source str,
     syntax_config: SyntaxConfig,
 ) -> Result<ast::Stmt<'source>, Error> {
-    Parser::new(source, filename, false, syntax_config).parse()
+    Parser::new(source, filename, false, syntax_config, None).parse()
+}
+
+/// prompty patch: [`parse`], handing every token read to `observer` (see
+/// [`TokenObserver`]).
+pub fn parse_observed<'source>(
+    source: &'source str,
+    filename: &'source str,
+    syntax_config: SyntaxConfig,
+    observer: &mut TokenObserver<'_>,
+) -> Result<ast::Stmt<'source>, Error> {
+    Parser::new(source, filename, false, syntax_config, Some(observer)).parse()
 }
 
 /// Parses a standalone expression.
 pub fn parse_expr(source: &str) -> Result<ast::Expr<'_>, Error> {
-    Parser::new(source, "<expression>", true, Default::default()).parse_standalone_expr()
+    Parser::new(source, "<expression>", true, Default::default(), None).parse_standalone_expr()
 }
