@@ -341,6 +341,40 @@ mod tests {
         assert!(compiled > 10_000 && refused > 1_000, "{compiled} compiled, {refused} refused");
     }
 
+    /// The fork's promise the one reading rests on: the compile hands over every token its
+    /// parser reads, once each and in order, the same tokens minijinja's tokenizer gives for
+    /// the source, and an observer that answers `false` stops the compile.
+    #[test]
+    fn the_compile_hands_over_the_tokenizers_tokens() {
+        use minijinja::machinery::{Span, Token, tokenize};
+        let source = "A {{ q | upper }}\n{% for x in xs %}{{ x.a[0] }}{% endfor %}{# c #}{% raw %}{{ r }}{% endraw %}B";
+        let expected: Vec<(String, Span)> = tokenize(source, false, prompty_jinja::syntax(false))
+            .map(|t| t.map(|(t, s)| (format!("{t:?}"), s)).expect("lexes"))
+            .collect();
+        let mut seen = Vec::new();
+        let mut env = jinja_environment_for_tests();
+        env.add_template_owned_observed("t", source.to_owned(), &mut |t: &Token<'_>, s: Span| {
+            seen.push((format!("{t:?}"), s));
+            true
+        })
+        .expect("compiles");
+        assert_eq!(seen, expected);
+        // Stopped at the fourth token: the compile fails, having read no further.
+        let mut count = 0;
+        let stopped = env.add_template_owned_observed("u", source.to_owned(), &mut |_: &Token<'_>, _: Span| {
+            count += 1;
+            count < 4
+        });
+        assert!(stopped.is_err());
+        assert_eq!(count, 4);
+    }
+
+    fn jinja_environment_for_tests() -> minijinja::Environment<'static> {
+        let mut env = prompty_jinja::environment();
+        env.set_syntax(prompty_jinja::syntax(false));
+        env
+    }
+
     fn corpus_bodies() -> Vec<String> {
         let host = prompty_syntax::MapHost::new();
         let opts = prompty_syntax::LoadOptions::default();

@@ -109,7 +109,12 @@ impl Lowerer<'_> {
         what: &str,
         inputs: bool,
     ) -> Option<Property> {
-        let path = if name.is_empty() { what.to_owned() } else { format!("{what}.{name}") };
+        let mut path = String::with_capacity(what.len() + 1 + name.len());
+        path.push_str(what);
+        if !name.is_empty() {
+            path.push('.');
+            path.push_str(&name);
+        }
         if node.as_map().is_none() {
             // The scalar shorthand: `name: value` means a property of the inferred kind with that default.
             let value = node.to_json();
@@ -123,9 +128,8 @@ impl Lowerer<'_> {
         let extra =
             if self.profile == Profile::Promptflow || node.get("type").is_some() { keys::V1_PROPERTY } else { &[] };
         self.check_keys(node, format_args!("`{path}`"), keys::PROPERTY, extra);
-        let what = format!("`{path}`");
         for (v1, v2) in [("type", "kind"), ("optional", "required"), ("sample", "example")] {
-            self.mixed(node, v1, v2, &what);
+            self.mixed(node, v1, v2, format_args!("`{path}`"));
         }
         let kind = match (node.get("kind"), node.get("type")) {
             (Some(k), _) => {
