@@ -119,7 +119,12 @@ pub(crate) fn jinja<'s>(
 
 /// [`jinja`] from the body's pieces as [`prompty_jinja::lexer::JinjaReader`] read them.
 pub(crate) fn jinja_items(body: &str, items: Vec<JinjaItem>, raw: bool) -> Layout {
-    let mut layout = Layout::default();
+    // The view is at most the body's text and a boundary between pieces.
+    let mut layout = Layout {
+        view: String::with_capacity(body.len() + items.len() + 1),
+        runs: Vec::with_capacity(items.len()),
+        ..Layout::default()
+    };
     let plain = layout.tag(format!("{{{{ {} }}}}", crate::mark::MARK_VAR));
     let spliced = layout.tag(format!("{{% endraw %}}{{{{ {} }}}}{{% raw %}}", crate::mark::MARK_VAR));
     let mut follows = true;
