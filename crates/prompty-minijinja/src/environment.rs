@@ -193,7 +193,7 @@ impl<'source> Environment<'source> {
     }
 
     /// prompty patch: [`add_template_owned`](Self::add_template_owned), handing every token
-    /// the parser reads to `observer`, once each and in source order (see
+    /// the tokenizer gives the parser to `observer`, once each and in source order (see
     /// [`machinery::TokenObserver`](crate::machinery::TokenObserver)); an observer that
     /// answers `false` stops the compile with a syntax error.
     #[cfg(feature = "unstable_machinery")]

@@ -9,6 +9,7 @@ use crate::vendor::self_cell::self_cell;
 use crate::compiler::codegen::CodeGenerator;
 use crate::compiler::instructions::Instructions;
 use crate::compiler::meta::find_undeclared;
+// prompty patch: the compile with a token observer.
 use crate::compiler::parser::{parse, parse_observed, TokenObserver};
 use crate::environment::Environment;
 use crate::error::{attach_basic_debug_info, Error};
@@ -501,7 +502,7 @@ impl<'source> CompiledTemplate<'source> {
         attach_basic_debug_info(Self::_new_impl(name, source, config), source)
     }
 
-    /// prompty patch: [`new`](Self::new), handing every token the parser reads to
+    /// prompty patch: [`new`](Self::new), handing every token the tokenizer gives the parser to
     /// `observer` (see [`TokenObserver`]).
     pub fn new_observed(
         name: &'source str,

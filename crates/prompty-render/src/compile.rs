@@ -81,25 +81,13 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
         TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
             let body = prompty_jinja::normalize_newlines(body.to_owned());
-            // One reading of the template's tokens for the engine, the layout and the
-            // nesting scan: the compile hands its parser's tokens over as it reads them.
-            let mut depth = crate::nesting::JinjaDepth::new(target.limits.max_nesting);
-            let mut reader = prompty_jinja::lexer::JinjaReader::new(&body);
-            let plain = Engine::jinja_observed(body.clone(), profile, target.limits, &mut |t, s| {
-                depth.token(t, s);
-                reader.token(t, s);
-                !depth.is_deep()
-            });
-            let (Some(plain), Ok(facts)) = (plain, depth.finish()) else {
-                // Too deep, or not a template: the reading on its own, then the compile,
-                // say where and why.
-                return compile_jinja_apart(target, body);
-            };
-            if facts.keeps_values {
-                crate::engine::check_growth(&body, profile, target.location)?;
+            if may_capture(&body) {
+                // Marks are likely: they go into the text before it compiles, so the
+                // template is read on its own first and compiled once, with them.
+                compile_jinja_apart(target, body)
+            } else {
+                compile_jinja_observed(target, body)
             }
-            let layout = layout::jinja_items(&body, reader.finish(), spec);
-            jinja_with_layout(target, facts, Cow::Owned(body), &layout, Some(plain))
         }
         #[cfg(feature = "mustache")]
         TemplateFormat::Mustache => {
@@ -140,6 +128,61 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
         #[allow(unreachable_patterns, reason = "reached when an engine is left out of the build")]
         _ => target.engine(body.to_owned(), None).map(|engine| unmarked(body, engine)),
     }
+}
+
+/// [`compile`] of a Jinja body (line breaks normalized) in one reading of its tokens for
+/// the engine, the layout and the nesting scan: the compile hands its parser's tokens over
+/// as it reads them, and the nesting scan stops it at the first token past the limit.
+fn compile_jinja_observed(target: &CompileTarget<'_>, body: String) -> Result<Compiled, Error> {
+    let profile = target.profile;
+    let mut depth = crate::nesting::JinjaDepth::new(target.limits.max_nesting);
+    let mut reader = prompty_jinja::lexer::JinjaReader::new(&body);
+    let plain = Engine::jinja_observed(body.clone(), profile, target.limits, &mut |t, s| {
+        depth.token(t, s);
+        reader.token(t, s);
+        !depth.is_deep()
+    });
+    let (Some(plain), Ok(facts)) = (plain, depth.finish()) else {
+        // Too deep, or not a template: the reading on its own, then the compile, say
+        // where and why.
+        return compile_jinja_apart(target, body);
+    };
+    let layout = layout::jinja_items(&body, reader.finish(), profile == Profile::Spec);
+    let plan = plan(&layout.view, profile, layout.captures);
+    // A body that gets marks is checked as it compiles with them.
+    if facts.keeps_values && !layout_needs_marks(&layout, &plan.places) {
+        crate::engine::check_growth(&body, profile, target.location)?;
+    }
+    let compiled =
+        compile_with_places(target, Some(facts), Cow::Owned(body), &layout, &plan.places, &|_, _| true, Some(plain))?;
+    Ok(Compiled { checks: plan.checks, ..compiled })
+}
+
+/// Whether any of `places` falls in a run that is not written straight to the output.
+fn layout_needs_marks(layout: &Layout, places: &[usize]) -> bool {
+    places.iter().any(|&p| layout.locate(p).is_some_and(|(run, _)| !run.direct))
+}
+
+/// Whether a Jinja body may hold a block whose text becomes a value or that brings in
+/// another template's text, where its layout asks for marks (see the module documentation):
+/// a tag whose first word is `macro`, `call`, `filter`, `block`, `include`, `import`,
+/// `from` or `extends`, `set` without `=`, or `for` with `recursive`. A guess from the text
+/// (a comment or raw block can hold such a tag): it only chooses between two paths that
+/// give the same result (`the_observed_compile_agrees_with_the_separate_reading`), the one
+/// that compiles the plain body while reading it and the one that reads it first.
+fn may_capture(body: &str) -> bool {
+    memchr::memmem::find_iter(body.as_bytes(), b"{%").any(|at| {
+        let rest = body.get(at + 2..).unwrap_or_default();
+        let rest = rest.strip_prefix(['-', '+']).unwrap_or(rest).trim_start();
+        let tag = rest.get(..rest.find("%}").unwrap_or(rest.len())).unwrap_or_default();
+        let word = tag.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or_default();
+        match word {
+            "macro" | "call" | "filter" | "block" | "include" | "import" | "from" | "extends" => true,
+            "set" => !tag.contains('='),
+            "for" => tag.contains("recursive"),
+            _ => false,
+        }
+    })
 }
 
 /// [`compile`] of a Jinja body (line breaks normalized) that reads the template on its own
@@ -311,34 +354,38 @@ mod tests {
                 let target =
                     CompileTarget { format: TemplateFormat::Jinja2, profile, limits: &limits, location: &location };
                 for body in &bodies {
-                    let one = compile(&target, body, true);
-                    let apart = compile_jinja_apart(&target, prompty_jinja::normalize_newlines(body.clone()));
-                    match (&one, &apart) {
-                        (Ok(a), Ok(b)) => {
-                            compiled += 1;
-                            assert_eq!(
-                                (&a.body, a.marks, &a.direct, &a.checks),
-                                (&b.body, b.marks, &b.direct, &b.checks),
-                                "{profile:?}, nesting {}: {body:?}",
-                                limits.max_nesting
-                            );
+                    let normalized = prompty_jinja::normalize_newlines(body.clone());
+                    let apart = compile_jinja_apart(&target, normalized.clone());
+                    // The one reading, whichever path the guess would choose, and the
+                    // compile as it runs.
+                    for one in [compile_jinja_observed(&target, normalized.clone()), compile(&target, body, true)] {
+                        match (&one, &apart) {
+                            (Ok(a), Ok(b)) => {
+                                compiled += 1;
+                                assert_eq!(
+                                    (&a.body, a.marks, &a.direct, &a.checks),
+                                    (&b.body, b.marks, &b.direct, &b.checks),
+                                    "{profile:?}, nesting {}: {body:?}",
+                                    limits.max_nesting
+                                );
+                            }
+                            (Err(a), Err(b)) => {
+                                refused += 1;
+                                assert_eq!(a, b, "{profile:?}, nesting {}: {body:?}", limits.max_nesting);
+                            }
+                            _ => panic!(
+                                "{profile:?}, nesting {}: {body:?}: one reading {:?}, apart {:?}",
+                                limits.max_nesting,
+                                one.as_ref().map(|c| c.marks),
+                                apart.as_ref().map(|c| c.marks)
+                            ),
                         }
-                        (Err(a), Err(b)) => {
-                            refused += 1;
-                            assert_eq!(a, b, "{profile:?}, nesting {}: {body:?}", limits.max_nesting);
-                        }
-                        _ => panic!(
-                            "{profile:?}, nesting {}: {body:?}: one reading {:?}, apart {:?}",
-                            limits.max_nesting,
-                            one.as_ref().map(|c| c.marks),
-                            apart.as_ref().map(|c| c.marks)
-                        ),
                     }
                 }
             }
         }
         // Both kinds of outcome are exercised, the refusals by the nesting bound included.
-        assert!(compiled > 10_000 && refused > 1_000, "{compiled} compiled, {refused} refused");
+        assert!(compiled > 20_000 && refused > 2_000, "{compiled} compiled, {refused} refused");
     }
 
     /// The fork's promise the one reading rests on: the compile hands over every token its
@@ -359,14 +406,37 @@ mod tests {
         })
         .expect("compiles");
         assert_eq!(seen, expected);
-        // Stopped at the fourth token: the compile fails, having read no further.
-        let mut count = 0;
-        let stopped = env.add_template_owned_observed("u", source.to_owned(), &mut |_: &Token<'_>, _: Span| {
-            count += 1;
-            count < 4
-        });
-        assert!(stopped.is_err());
-        assert_eq!(count, 4);
+        // Stopped at any token: the compile fails, and the observer is not called again.
+        for k in 1..=expected.len() {
+            let mut count = 0;
+            let stopped = env.add_template_owned_observed("u", source.to_owned(), &mut |_: &Token<'_>, _: Span| {
+                count += 1;
+                count < k
+            });
+            assert!(stopped.is_err(), "stopped at token {k}");
+            assert_eq!(count, k, "stopped at token {k}");
+        }
+    }
+
+    /// The guess is right for the shapes it names, and wrong only towards reading first.
+    #[test]
+    fn capturing_blocks_are_guessed_from_the_tags() {
+        for body in [
+            "{% set v %}x{% endset %}",
+            "{%- macro m() %}{% endmacro %}",
+            "{% call m() %}{% endcall %}",
+            "{% filter upper %}{% endfilter %}",
+            "{% for x in xs recursive %}{% endfor %}",
+            "{% include 'x' %}",
+            "{# {% set v %} #}",
+        ] {
+            assert!(may_capture(body), "{body}");
+        }
+        for body in
+            ["{% set v = 1 %}", "{% for x in xs %}{% endfor %}", "{% if settings %}{% endif %}", "macro {{ call }}"]
+        {
+            assert!(!may_capture(body), "{body}");
+        }
     }
 
     fn jinja_environment_for_tests() -> minijinja::Environment<'static> {

@@ -106,7 +106,8 @@ impl Layout {
 /// there closes the block, writes the variable and opens it again); without, a raw block is
 /// text the template writes without marks.
 ///
-/// `each` sees every token of the template as it is read (the nesting scan).
+/// `each` sees every token of the template as it is read. The renderer builds layouts with
+/// [`jinja_items`] from the tokens its compile reads; this reads them itself (tests).
 #[cfg(test)]
 pub(crate) fn jinja<'s>(
     body: &'s str,

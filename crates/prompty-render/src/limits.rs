@@ -32,7 +32,7 @@ pub struct Limits {
     /// body even when that text is later thrown away. This is also the bound on the
     /// memory such text can hold.
     pub max_output: usize,
-    /// How deeply a template may nest, checked before any recursive parser reads it:
+    /// How deeply a template may nest, checked before any recursive parser gets deeper:
     /// blocks and sections, and in Jinja2 and Handlebars expressions (each chained
     /// operator, filter, attribute, call and bracket counts one).
     pub max_nesting: usize,

@@ -1,5 +1,7 @@
 //! How deeply a template nests, measured by a linear scan before any recursive parser
-//! reads it.
+//! gets that deep: over the whole template first, or (a Jinja template the renderer
+//! compiles) token by token as minijinja's parser reads them, stopping the parse at the
+//! first token past the limit.
 //!
 //! minijinja's parser and code generator, and the handlebars parser, recurse once per
 //! level of nesting: `{{ not not ... 1 }}`, `{{ q|upper|upper... }}`, `{{ q.a.a... }}`,
@@ -274,8 +276,10 @@ fn tok_of<'s>(token: &Token<'s>) -> Option<Tok<'s>> {
     })
 }
 
-/// The Jinja scan fed one token at a time, by a caller that reads the tokens anyway (the
-/// marks' layout), so that the template is tokenized once for both.
+/// The Jinja scan fed one token at a time, by a caller that reads the tokens anyway: the
+/// compile's own parser hands them over (`crate::compile`), so the template is tokenized
+/// once for the engine, the layout and the scan, and the scan stops the parse before it
+/// recurses past the limit.
 pub(crate) struct JinjaDepth {
     depth: Depth,
     max: usize,

@@ -101,11 +101,15 @@ struct TokenStream<'a, 'o> {
     current: Result<Option<(Token<'a>, Span)>, Error>,
     last_span: Span,
     observer: Option<&'o mut TokenObserver<'o>>,
+    stopped: bool,
 }
 
-/// prompty patch: a callback handed every token the parser reads, once each and in source
-/// order, as the tokenizer produces it (so a caller that needs the tokens as well does not
-/// lex the template a second time). Answering `false` stops the parse with a syntax error.
+/// prompty patch: a callback handed every token the tokenizer gives the parser, once each
+/// and in source order, as it is produced (the parser looks one token ahead, so a token is
+/// handed over just before the parser reads it); a caller that needs the tokens as well does
+/// not lex the template a second time. Answering `false` stops the parse: the tokenizer is
+/// not asked for another token, the observer is not called again, and the parse fails with
+/// a syntax error.
 pub type TokenObserver<'o> = dyn for<'t> FnMut(&Token<'t>, Span) -> bool + 'o;
 
 impl<'a, 'o> TokenStream<'a, 'o> {
@@ -119,18 +123,27 @@ impl<'a, 'o> TokenStream<'a, 'o> {
     ) -> TokenStream<'a, 'o> {
         let mut tokenizer = Tokenizer::new(source, filename, in_expr, syntax_config);
         let current = observed(tokenizer.next_token(), &mut observer);
+        let stopped = is_stop(&current);
         TokenStream {
             tokenizer,
             current,
             last_span: Span::default(),
             observer,
+            stopped,
         }
     }
 
     /// Advance the stream.
     #[inline(always)]
     pub fn next(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {
-        let next = observed(self.tokenizer.next_token(), &mut self.observer);
+        // prompty patch: once the observer stopped the parse, no token is fetched again.
+        let next = if self.stopped {
+            Err(stop_error())
+        } else {
+            let next = observed(self.tokenizer.next_token(), &mut self.observer);
+            self.stopped = is_stop(&next);
+            next
+        };
         let rv = mem::replace(&mut self.current, next);
         match rv {
             Ok(Some((token, span))) => {
@@ -192,12 +205,21 @@ fn observed<'a>(
 ) -> Result<Option<(Token<'a>, Span)>, Error> {
     if let (Ok(Some((token, span))), Some(observer)) = (&token, observer.as_mut()) {
         if !observer(token, *span) {
-            return Err(syntax_error(Cow::Borrowed(
-                "the token observer stopped the parse",
-            )));
+            return Err(stop_error());
         }
     }
     token
+}
+
+// prompty patch: the error of a parse the token observer stopped.
+const STOPPED: &str = "the token observer stopped the parse";
+
+fn stop_error() -> Error {
+    syntax_error(Cow::Borrowed(STOPPED))
+}
+
+fn is_stop<T>(token: &Result<T, Error>) -> bool {
+    matches!(token, Err(err) if err.detail() == Some(STOPPED))
 }
 
 struct Parser<'a, 'o> {
@@ -283,6 +305,7 @@ impl<'a, 'o> Parser<'a, 'o> {
         observer: Option<&'o mut TokenObserver<'o>>,
     ) -> Parser<'a, 'o> {
         Parser {
+            // prompty patch: the token observer, if any.
             stream: TokenStream::new(source, filename, in_expr, syntax_config, observer),
             #[cfg(all(feature = "macros", feature = "multi_template"))]
             in_macro: false,
@@ -1476,6 +1499,7 @@ pub fn parse<'source>(
     filename: &'source str,
     syntax_config: SyntaxConfig,
 ) -> Result<ast::Stmt<'source>, Error> {
+    // prompty patch: no token observer.
     Parser::new(source, filename, false, syntax_config, None).parse()
 }
 
@@ -1487,10 +1511,17 @@ pub fn parse_observed<'source>(
     syntax_config: SyntaxConfig,
     observer: &mut TokenObserver<'_>,
 ) -> Result<ast::Stmt<'source>, Error> {
-    Parser::new(source, filename, false, syntax_config, Some(observer)).parse()
+    let mut parser = Parser::new(source, filename, false, syntax_config, Some(observer));
+    let rv = parser.parse();
+    // An error the parser swallowed (it tries some tokens and backs off) cannot hide a stop.
+    if rv.is_ok() && parser.stream.stopped {
+        return Err(stop_error());
+    }
+    rv
 }
 
 /// Parses a standalone expression.
 pub fn parse_expr(source: &str) -> Result<ast::Expr<'_>, Error> {
+    // prompty patch: no token observer.
     Parser::new(source, "<expression>", true, Default::default(), None).parse_standalone_expr()
 }
