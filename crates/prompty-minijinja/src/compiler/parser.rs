@@ -119,31 +119,49 @@ impl<'a, 'o> TokenStream<'a, 'o> {
         filename: &'a str,
         in_expr: bool,
         syntax_config: SyntaxConfig,
-        mut observer: Option<&'o mut TokenObserver<'o>>,
+        observer: Option<&'o mut TokenObserver<'o>>,
     ) -> TokenStream<'a, 'o> {
-        let mut tokenizer = Tokenizer::new(source, filename, in_expr, syntax_config);
-        let current = observed(tokenizer.next_token(), &mut observer);
-        let stopped = is_stop(&current);
-        TokenStream {
+        let tokenizer = Tokenizer::new(source, filename, in_expr, syntax_config);
+        let mut stream = TokenStream {
             tokenizer,
-            current,
+            current: Ok(None),
             last_span: Span::default(),
             observer,
-            stopped,
+            stopped: false,
+        };
+        stream.current = stream.fetch();
+        stream
+    }
+
+    // prompty patch: the next token from the tokenizer, shown to the observer first (if
+    // any); once the observer stopped the parse, no token is fetched again.
+    #[inline(always)]
+    fn fetch(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {
+        if self.observer.is_none() {
+            return self.tokenizer.next_token();
         }
+        self.fetch_observed()
+    }
+
+    #[inline(never)]
+    fn fetch_observed(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {
+        if self.stopped {
+            return Err(stop_error());
+        }
+        let token = self.tokenizer.next_token();
+        if let (Ok(Some((token, span))), Some(observer)) = (&token, self.observer.as_mut()) {
+            if !observer(token, *span) {
+                self.stopped = true;
+                return Err(stop_error());
+            }
+        }
+        token
     }
 
     /// Advance the stream.
     #[inline(always)]
     pub fn next(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {
-        // prompty patch: once the observer stopped the parse, no token is fetched again.
-        let next = if self.stopped {
-            Err(stop_error())
-        } else {
-            let next = observed(self.tokenizer.next_token(), &mut self.observer);
-            self.stopped = is_stop(&next);
-            next
-        };
+        let next = self.fetch();
         let rv = mem::replace(&mut self.current, next);
         match rv {
             Ok(Some((token, span))) => {
@@ -197,29 +215,11 @@ impl<'a, 'o> TokenStream<'a, 'o> {
     }
 }
 
-// prompty patch: a token from the tokenizer, shown to the observer first.
-#[inline(always)]
-fn observed<'a>(
-    token: Result<Option<(Token<'a>, Span)>, Error>,
-    observer: &mut Option<&mut TokenObserver<'_>>,
-) -> Result<Option<(Token<'a>, Span)>, Error> {
-    if let (Ok(Some((token, span))), Some(observer)) = (&token, observer.as_mut()) {
-        if !observer(token, *span) {
-            return Err(stop_error());
-        }
-    }
-    token
-}
-
 // prompty patch: the error of a parse the token observer stopped.
 const STOPPED: &str = "the token observer stopped the parse";
 
 fn stop_error() -> Error {
     syntax_error(Cow::Borrowed(STOPPED))
-}
-
-fn is_stop<T>(token: &Result<T, Error>) -> bool {
-    matches!(token, Err(err) if err.detail() == Some(STOPPED))
 }
 
 struct Parser<'a, 'o> {
