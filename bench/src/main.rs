@@ -22,6 +22,10 @@ use serde_json::{Map, Value};
 /// The workloads the peers were measured on (see `shared/bench/README.md`).
 const DEFAULT_WORKLOADS: &[&str] = &["basic", "basic_v1", "judge_v1", "judge_v2"];
 
+const USAGE: &str = "usage: prompty-bench [--rounds N] [--ms MS] [--only CASE] [WORKLOAD...]
+       prompty-bench gen-prompts DIR N
+workloads: basic, basic_v1, judge_v1, judge_v2 (shared/bench/inputs.json); all four by default";
+
 type Case<'a> = (String, String, Box<dyn FnMut() -> usize + 'a>);
 
 fn main() {
@@ -43,6 +47,14 @@ fn main() {
             "--ms" => ms = it.next().and_then(|s| s.parse().ok()).expect("--ms MS"),
             // One case only (e.g. `--only "ours load"`), for profiling.
             "--only" => only = it.next().cloned(),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return;
+            }
+            other if other.starts_with('-') => {
+                eprintln!("error: unknown option `{other}`\n\n{USAGE}");
+                std::process::exit(2);
+            }
             other => names.push(other),
         }
     }

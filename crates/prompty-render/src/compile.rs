@@ -75,8 +75,6 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
     if !marked {
         return target.engine(body.to_owned(), None).map(|engine| unmarked(body, engine));
     }
-    let profile = target.profile;
-    let spec = profile == Profile::Spec;
     match target.format {
         TemplateFormat::Jinja2 => {
             // The engine reads `\r\n` and `\r` as `\n`; so must the layout.
@@ -93,8 +91,8 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
         TemplateFormat::Mustache => {
             let plain = target.engine(body.to_owned(), None)?;
             let Engine::Mustache(template) = &plain else { return Ok(unmarked(body, plain)) };
-            let layout = layout::mustache(template, spec);
-            let plan = plan(&layout.view, profile, false);
+            let layout = layout::mustache(template, target.profile == Profile::Spec);
+            let plan = plan(&layout.view, target.profile, false);
             if plan.places.is_empty() {
                 return Ok(unmarked(body, plain));
             }
@@ -110,8 +108,8 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
         TemplateFormat::Handlebars => {
             let mut engine = target.engine(body.to_owned(), None)?;
             let Some(template) = engine.handlebars_template() else { return Ok(unmarked(body, engine)) };
-            let layout = layout::handlebars(template, spec);
-            let plan = plan(&layout.view, profile, false);
+            let layout = layout::handlebars(template, target.profile == Profile::Spec);
+            let plan = plan(&layout.view, target.profile, false);
             let places: Vec<(usize, usize)> = plan
                 .places
                 .into_iter()
