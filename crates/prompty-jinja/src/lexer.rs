@@ -247,6 +247,39 @@ const BLOCKS: &[(&str, bool)] = &[
 mod tests {
     use super::*;
 
+    /// A tag's first word classified once (`Word::of`) gives the block the word itself gave
+    /// when the reader kept it: the reference is that reading, written out again.
+    #[test]
+    fn classified_words_give_the_blocks_the_words_gave() {
+        fn by_word(word: &str, assigns: bool, recursive: bool) -> Block {
+            if ["include", "import", "from", "extends"].contains(&word) {
+                return Block::Foreign;
+            }
+            if let Some(name) = word.strip_prefix("end") {
+                return BLOCKS.iter().find(|(n, _)| *n == name).map_or(Block::None, |&(n, _)| Block::Close(n));
+            }
+            let Some(&(kind, captures)) = BLOCKS.iter().find(|(n, _)| *n == word) else { return Block::None };
+            match kind {
+                "set" if assigns => Block::None,
+                "for" => Block::Open { kind, captures: recursive },
+                _ => Block::Open { kind, captures },
+            }
+        }
+        let mut words: Vec<String> = ["include", "import", "from", "extends", "end", "", "raw", "else", "elif"]
+            .iter()
+            .map(|w| (*w).to_owned())
+            .collect();
+        for (name, _) in BLOCKS {
+            words.extend([(*name).to_owned(), format!("end{name}"), format!("{name}x"), format!("endx{name}")]);
+        }
+        for word in &words {
+            for (assigns, recursive) in [(false, false), (true, false), (false, true), (true, true)] {
+                let reader = TagReader { word: Some(Word::of(word)), assigns, recursive, depth: 0 };
+                assert_eq!(reader.block(), by_word(word, assigns, recursive), "{word:?} {assigns} {recursive}");
+            }
+        }
+    }
+
     /// The line breaks of plain template text that rendering keeps, ascending.
     fn kept_newlines(src: &str, data: &[Data]) -> Vec<usize> {
         data.iter()

@@ -469,6 +469,23 @@ fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// The word a block tag keeps (`tag_word`) answers every question the scan asks of it
+    /// as the word itself did.
+    #[test]
+    fn kept_tag_words_answer_as_the_words_did() {
+        let mut words: Vec<&str> = vec!["set", "for", "x", "settings", "format", "include", "endif"];
+        words.extend(JINJA_OPENING_TAGS);
+        words.extend(JINJA_CLOSING_TAGS);
+        words.extend(JINJA_BINDING_TAGS);
+        for w in words {
+            let kept = tag_word(w);
+            assert_eq!(JINJA_OPENING_TAGS.contains(&kept), JINJA_OPENING_TAGS.contains(&w), "{w}");
+            assert_eq!(kept == "set", w == "set", "{w}");
+            assert_eq!(kept == "for", w == "for", "{w}");
+            assert_eq!(kept.is_empty(), w.is_empty(), "{w}");
+        }
+    }
+
     fn jinja_depth_ok(body: &str, max: usize) -> bool {
         scan_jinja(body, max).is_ok()
     }
