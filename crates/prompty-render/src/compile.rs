@@ -146,19 +146,7 @@ fn compile_jinja_observed(target: &CompileTarget<'_>, body: String) -> Result<Co
         return compile_jinja_apart(target, body);
     };
     let layout = layout::jinja_items(&body, reader.finish(), profile == Profile::Spec);
-    let plan = plan(&layout.view, profile, layout.captures);
-    // A body that gets marks is checked as it compiles with them.
-    if facts.keeps_values && !layout_needs_marks(&layout, &plan.places) {
-        crate::engine::check_growth(&body, profile, target.location)?;
-    }
-    let compiled =
-        compile_with_places(target, Some(facts), Cow::Owned(body), &layout, &plan.places, &|_, _| true, Some(plain))?;
-    Ok(Compiled { checks: plan.checks, ..compiled })
-}
-
-/// Whether any of `places` falls in a run that is not written straight to the output.
-fn layout_needs_marks(layout: &Layout, places: &[usize]) -> bool {
-    places.iter().any(|&p| layout.locate(p).is_some_and(|(run, _)| !run.direct))
+    jinja_with_layout(target, facts, Cow::Owned(body), &layout, Some(plain))
 }
 
 /// Whether a Jinja body may hold a block whose text becomes a value or that brings in
@@ -198,11 +186,12 @@ fn compile_jinja_apart(target: &CompileTarget<'_>, body: String) -> Result<Compi
         return target.engine(body.clone(), None).map(|e| unmarked(&body, e));
     };
     let layout = layout::jinja_items(&body, items, profile == Profile::Spec);
-    jinja_with_layout(target, facts, Cow::Borrowed(&body), &layout, None)
+    jinja_with_layout(target, facts, Cow::Owned(body), &layout, None)
 }
 
 /// A Jinja body compiled with the marks its layout's plan asks for; `plain` is the body
-/// compiled as it is, when the caller has it.
+/// compiled as it is, when the caller has it (without the value-growth check, which
+/// [`compile_with_places`] runs if it keeps that compile).
 fn jinja_with_layout(
     target: &CompileTarget<'_>,
     facts: JinjaFacts,
@@ -272,7 +261,15 @@ fn compile_with_places(
     }
     if inserts.is_empty() {
         let engine = match plain {
-            Some(engine) => engine,
+            // Compiled while read ([`Engine::jinja_observed`]), before the scan could say
+            // whether its values need the growth check: it runs now. A marked body is
+            // checked as it compiles below.
+            Some(engine) => {
+                if scanned.is_some_and(|f| f.keeps_values) {
+                    crate::engine::check_growth(&body, target.profile, target.location)?;
+                }
+                engine
+            }
             None => compile(body.to_string())?,
         };
         return Ok(Compiled { direct, ..unmarked(body, engine) });
