@@ -3,10 +3,10 @@
 //! A table is built into the crate as the ranks' bytes in rank order, each token as one
 //! length byte followed by its bytes (`tables/*.bin`, written from OpenAI's published
 //! tables by `examples/write_tables.rs` and checked rank by rank against tiktoken-rs by the
-//! tests). Loading one builds an index over it: where each token's bytes start, and an
-//! open-addressing hash table from bytes to rank. Nothing is copied or allocated per token,
-//! so the first count in a process costs a few milliseconds, not the tenths of a second a
-//! map of owned byte strings costs.
+//! tests). Its index (where each token's bytes start, and an open-addressing hash table
+//! from bytes to rank; src/index.rs) is built with the crate by its build script and read
+//! from the binary's image: the first count in a process builds nothing, and only the pages
+//! of the index that the count touches are read in.
 //!
 //! A piece (one match of the split pattern) that is a token is one token. Otherwise its
 //! bytes are merged as the encoding defines: start from single bytes and merge, again and
@@ -18,76 +18,69 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// No rank in this slot.
-const EMPTY: u64 = u64::MAX;
+use crate::index::{EMPTY, RANK_MASK, hash, tag};
 
-/// An encoding's ranks, indexed for lookup by bytes.
+/// An encoding's ranks, indexed for lookup by bytes (src/index.rs: the index's form).
 pub(crate) struct Table {
     blob: &'static [u8],
-    /// Where the bytes of each rank start in `blob` (the length byte is just before).
-    starts: Vec<u32>,
-    /// Open addressing, linear probing: each slot holds a rank in the low 32 bits and the
-    /// high 32 bits of its bytes' hash in the high ones (compared before the bytes are).
-    slots: Vec<u64>,
+    /// Little-endian `u32`s: where the bytes of each rank start in `blob`.
+    starts: &'static [u8],
+    /// Little-endian `u32`s: the hash table's slots, a power of two of them.
+    slots: &'static [u8],
     mask: usize,
 }
 
 impl Table {
-    /// Indexes `blob` (length-prefixed tokens in rank order). `None` when the blob is not
-    /// of that form (a truncated token), which the tests rule out for the tables built in.
+    /// The table `blob` with its index (`starts`, `slots`, as `index::build` writes them).
+    /// `None` when the index is not of that form; the tests compare the built-in indexes
+    /// with the index built again from their tables.
+    pub(crate) fn new(blob: &'static [u8], starts: &'static [u8], slots: &'static [u8]) -> Option<Self> {
+        let capacity = slots.len() / 4;
+        let well_formed = starts.len().is_multiple_of(4)
+            && slots.len().is_multiple_of(4)
+            && capacity.is_power_of_two()
+            && starts.len() / 4 < capacity
+            && starts.len() / 4 < RANK_MASK as usize;
+        well_formed.then_some(Self { blob, starts, slots, mask: capacity - 1 })
+    }
+
+    /// Indexes `blob` (length-prefixed tokens in rank order) here, as the build script does.
+    #[cfg(test)]
     pub(crate) fn load(blob: &'static [u8]) -> Option<Self> {
-        let mut starts = Vec::with_capacity(blob.len() / 6);
-        let mut at = 0usize;
-        while at < blob.len() {
-            let len = usize::from(blob[at]);
-            let start = at + 1;
-            if len == 0 || start + len > blob.len() {
-                return None;
-            }
-            starts.push(u32::try_from(start).ok()?);
-            at = start + len;
-        }
-        let capacity = (starts.len() * 2).next_power_of_two().max(16);
-        let mask = capacity - 1;
-        let mut slots = vec![EMPTY; capacity];
-        for (rank, &start) in starts.iter().enumerate() {
-            let bytes = token_at(blob, start);
-            let hash = hash(bytes);
-            let mut i = (hash as usize) & mask;
-            while slots[i] != EMPTY {
-                i = (i + 1) & mask;
-            }
-            slots[i] = (hash & 0xffff_ffff_0000_0000) | rank as u64;
-        }
-        Some(Self { blob, starts, slots, mask })
+        let (starts, slots) = crate::index::build(blob)?;
+        Self::new(blob, Vec::leak(starts), Vec::leak(slots))
     }
 
     /// The number of ranks.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.starts.len()
+        self.starts.len() / 4
     }
 
     /// The bytes of `rank`.
-    #[cfg(test)]
+    #[inline]
     pub(crate) fn bytes(&self, rank: u32) -> Option<&'static [u8]> {
-        self.starts.get(rank as usize).map(|&start| token_at(self.blob, start))
+        let at = rank as usize * 4;
+        let start = u32::from_le_bytes(self.starts.get(at..at + 4)?.try_into().ok()?) as usize;
+        let len = usize::from(*self.blob.get(start.checked_sub(1)?)?);
+        self.blob.get(start..start + len)
     }
 
     /// The rank of the token whose bytes are `bytes`, if there is one.
     #[inline]
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
         let hash = hash(bytes);
-        let tag = hash & 0xffff_ffff_0000_0000;
+        let tag = tag(hash);
         let mut i = (hash as usize) & self.mask;
         loop {
-            let slot = self.slots[i];
+            let at = i * 4;
+            let slot = u32::from_le_bytes(self.slots.get(at..at + 4)?.try_into().ok()?);
             if slot == EMPTY {
                 return None;
             }
-            if slot & 0xffff_ffff_0000_0000 == tag {
-                let rank = slot as u32;
-                if token_at(self.blob, self.starts[rank as usize]) == bytes {
+            if slot & !RANK_MASK == tag {
+                let rank = slot & RANK_MASK;
+                if self.bytes(rank) == Some(bytes) {
                     return Some(rank);
                 }
             }
@@ -102,34 +95,6 @@ impl Table {
         }
         scratch.merge(self, piece)
     }
-}
-
-fn token_at(blob: &'static [u8], start: u32) -> &'static [u8] {
-    let start = start as usize;
-    &blob[start..start + usize::from(blob[start - 1])]
-}
-
-/// A 64-bit hash of a token's bytes: eight bytes at a time, multiplied and folded, then
-/// mixed so that both the low bits (the slot) and the high ones (the tag) depend on every
-/// byte.
-#[inline]
-fn hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = (bytes.len() as u64).wrapping_mul(K);
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        h = (h ^ word).wrapping_mul(K).rotate_left(29);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(K).rotate_left(29);
-    }
-    h ^= h >> 32;
-    h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
-    h ^ (h >> 29)
 }
 
 /// The buffers one count reuses from piece to piece: byte offsets held in 32 bits (half the
@@ -278,6 +243,21 @@ mod tests {
         }
     }
 
+    /// The index the build script wrote into the crate is the index built here from the
+    /// same table (the bytes as read through `include_bytes!`, little-endian on any target).
+    #[test]
+    fn the_built_in_indexes_are_the_tables_indexes() {
+        for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let table = encoding.tokenizer().table();
+            let (starts, slots) = crate::index::build(table.blob).expect("a well-formed table");
+            assert_eq!(table.starts, starts.as_slice(), "{}: rank starts", encoding.name());
+            assert_eq!(table.slots, slots.as_slice(), "{}: slots", encoding.name());
+            let full = slots.chunks_exact(4).filter(|s| *s != crate::index::EMPTY.to_le_bytes()).count();
+            assert_eq!(full, table.len(), "{}: one slot per rank", encoding.name());
+            assert!(full * 2 <= slots.len() / 4, "{}: at most half full", encoding.name());
+        }
+    }
+
     /// The 64-bit offsets (pieces of 4 GiB or more) merge as the 32-bit ones do.
     #[test]
     fn wide_offsets_merge_as_narrow_ones_do() {
@@ -297,5 +277,15 @@ mod tests {
         assert!(super::Table::load(b"\x00").is_none(), "empty token");
         let table = super::Table::load(b"\x01a\x01b\x02ab").expect("three tokens");
         assert_eq!((table.rank(b"a"), table.rank(b"ab"), table.rank(b"ba")), (Some(0), Some(2), None));
+        // An index of another form: slots not a power of two, starts cut mid-word, more
+        // ranks than slots.
+        let (starts, slots) = crate::index::build(b"\x01a\x01b\x02ab").expect("three tokens");
+        let (starts, slots): (&'static [u8], &'static [u8]) = (Vec::leak(starts), Vec::leak(slots));
+        assert!(super::Table::new(b"\x01a", starts, &slots[..slots.len() - 4]).is_none());
+        assert!(super::Table::new(b"\x01a", &starts[..5], slots).is_none());
+        assert!(super::Table::new(b"\x01a", slots, &slots[..8]).is_none());
+        // Starts that point past the blob give no bytes, and no rank, rather than a panic.
+        let short = super::Table::new(b"\x01a", starts, slots).expect("well-formed index");
+        assert_eq!((short.bytes(2), short.rank(b"ab"), short.rank(b"a")), (None, None, Some(0)));
     }
 }

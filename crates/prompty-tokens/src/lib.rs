@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod bpe;
+mod index;
 mod memo;
 mod models;
 mod split;
@@ -88,12 +89,27 @@ impl Encoding {
         use std::sync::OnceLock;
         static CL100K: OnceLock<split::Tokenizer> = OnceLock::new();
         static O200K: OnceLock<split::Tokenizer> = OnceLock::new();
-        let (cell, pattern, table): (_, _, &'static [u8]) = match self {
-            Self::Cl100kBase => (&CL100K, split::CL100K_PATTERN, include_bytes!("../tables/cl100k_base.bin")),
-            Self::O200kBase => (&O200K, split::O200K_PATTERN, include_bytes!("../tables/o200k_base.bin")),
+        // A table and the index the build script wrote for it.
+        macro_rules! table {
+            ($name:literal) => {
+                bpe::Table::new(
+                    include_bytes!(concat!("../tables/", $name, ".bin")),
+                    include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".starts")),
+                    include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".slots")),
+                )
+            };
+        }
+        let (cell, pattern) = match self {
+            Self::Cl100kBase => (&CL100K, split::CL100K_PATTERN),
+            Self::O200kBase => (&O200K, split::O200K_PATTERN),
         };
         cell.get_or_init(|| {
-            split::Tokenizer::new(pattern, table)
+            let table = match self {
+                Self::Cl100kBase => table!("cl100k_base"),
+                Self::O200kBase => table!("o200k_base"),
+            };
+            table
+                .and_then(|table| split::Tokenizer::new(pattern, table))
                 .expect("the built-in patterns and tables build (bpe.rs: the_tables_are_openais_rank_by_rank)")
         })
     }

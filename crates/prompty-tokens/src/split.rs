@@ -68,10 +68,10 @@ pub(crate) struct Tokenizer {
 }
 
 impl Tokenizer {
-    /// The tokenizer of `pattern` and the table `blob`; `None` when either does not build
-    /// (the tests build both encodings, so this is never `None` for them).
-    pub(crate) fn new(pattern: &str, blob: &'static [u8]) -> Option<Self> {
-        Some(Self { pattern: Regex::new(pattern).ok()?, caches: Mutex::default(), table: Table::load(blob)? })
+    /// The tokenizer of `pattern` and `table`; `None` when the pattern does not build (the
+    /// tests build both encodings, so this is never `None` for them).
+    pub(crate) fn new(pattern: &str, table: Table) -> Option<Self> {
+        Some(Self { pattern: Regex::new(pattern).ok()?, caches: Mutex::default(), table })
     }
 
     #[cfg(test)]
