@@ -74,10 +74,18 @@ impl<'a> Context<'a> {
         let mut renderer = None;
         // The template compiled either way, for its variables.
         let mut compiled = None;
+        // A Jinja body read from the compile's own syntax tree, when the compile parsed the
+        // body as written (see `Renderer::with_syntax_tree`).
+        let mut from_tree = None;
         if format.is_some() && prompt.template.parser.kind == "prompty" {
             // Compiled as `prompty render` compiles it; on failure, again without role-line
             // nonces, so that the error's spans point at the file as written.
-            match Renderer::new(prompt.clone()) {
+            let mut read_tree = |source: &str, root: &minijinja::machinery::ast::Stmt<'_>| {
+                if format == Some(TemplateFormat::Jinja2) && source == body.text {
+                    from_tree = Some(Template::from_jinja_tree(root, source));
+                }
+            };
+            match Renderer::with_syntax_tree(prompt.clone(), RenderOptions::default(), &mut read_tree) {
                 Ok(r) => renderer = Some(r),
                 Err(_) => {
                     let mut plain = prompt.clone();
@@ -94,7 +102,7 @@ impl<'a> Context<'a> {
         let mut template = if compile_error.is_some() {
             Template::default()
         } else if renderer.is_some() || compiled.is_some() {
-            Template::analyze_compiled(format, &body.text, profile)
+            from_tree.unwrap_or_else(|| Template::analyze_compiled(format, &body.text, profile))
         } else {
             Template::analyze(format, &body.text, profile)
         };
@@ -303,5 +311,66 @@ mod tests {
         }
         assert!(jinja > 60, "only {jinja} Jinja prompts compiled");
         assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    }
+
+    /// A Jinja body read from the tree the renderer's compile hands over is the body read
+    /// from the linter's own parse: every prompt of the corpora and of the rule fixtures, and
+    /// the templates of the Jinja2 differential suite as the body of a spec file and of a
+    /// promptflow file. The renderer hands its tree over for most of them, so the test
+    /// covers both ways of getting it.
+    #[test]
+    fn the_compiles_tree_reads_as_the_linters_own_parse() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files = prompty_test_support::prompt_files();
+        files.extend(
+            std::fs::read_dir(&fixtures)
+                .expect("the rule fixtures")
+                .filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "prompty")),
+        );
+        let mut texts: Vec<String> =
+            files.iter().map(|f| std::fs::read_to_string(f).expect("a readable prompt")).collect();
+        let golden =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../prompty-render/tests/jinja_diff/golden.jsonl");
+        let golden = std::fs::read_to_string(&golden).expect("the Jinja2 differential suite's templates");
+        for line in golden.lines().skip(1) {
+            let case: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            let template = case["template"].as_str().expect("a template");
+            texts.push(format!("---\nname: spec\n---\nsystem:\n{template}\n"));
+            texts.push(format!("---\nname: promptflow\nsample: {{}}\n---\nsystem:\n{template}\n"));
+        }
+        let (mut handed, mut parsed_here, mut mismatches) = (0, 0, Vec::new());
+        for text in &texts {
+            let loaded = load_str(text, &MapHost::new(), &LoadOptions { lint: true, ..LoadOptions::default() });
+            let Some(cx) = Context::new(text, &loaded) else { continue };
+            if cx.format != Some(TemplateFormat::Jinja2) || cx.compile_error.is_some() || !cx.template.parsed {
+                continue;
+            }
+            let Some(prompt) = loaded.prompt.clone() else { continue };
+            let mut tree_given = false;
+            let _ = Renderer::with_syntax_tree(prompt, RenderOptions::default(), &mut |source, _| {
+                tree_given |= source == cx.body.text;
+            });
+            if tree_given {
+                handed += 1
+            } else {
+                parsed_here += 1
+            }
+            let mut own = Template::analyze_compiled(cx.format, &cx.body.text, cx.profile);
+            let own_vars = own.undeclared.take();
+            if cx.template != own || cx.engine_vars != own_vars {
+                mismatches.push(format!("{text:?}:\n{:?}\n{own:?}", cx.template));
+            }
+        }
+        assert!(
+            handed > 5_000 && parsed_here > 100,
+            "{handed} bodies read from the compile's tree, {parsed_here} parsed apart"
+        );
+        assert!(
+            mismatches.is_empty(),
+            "{} differ:\n{}",
+            mismatches.len(),
+            mismatches[..mismatches.len().min(3)].join("\n")
+        );
     }
 }

@@ -11,7 +11,7 @@ use minijinja::machinery::ast::{self, Expr, Stmt};
 use prompty_syntax::{Profile, TemplateFormat};
 
 /// One read of a variable.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct VarUse {
     /// The first part of the name (`user` for `user.name`).
     pub(crate) root: String,
@@ -26,7 +26,7 @@ pub(crate) struct VarUse {
 }
 
 /// A run of literal template text and how many control blocks enclose it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Literal {
     pub(crate) range: Range<usize>,
     /// Enclosing `if`/`for`/sections (0: always rendered once).
@@ -36,7 +36,7 @@ pub(crate) struct Literal {
 }
 
 /// What a body contains. Empty when the body does not parse.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(crate) struct Template {
     pub(crate) vars: Vec<VarUse>,
     /// Filters applied: name and where the name is written.
@@ -70,19 +70,30 @@ impl Template {
         Self::read(format, body, profile, true)
     }
 
+    /// [`analyze`](Self::analyze) of a Jinja body from its syntax tree, parsed with the
+    /// renderer's syntax settings (the tree a compile of `body` hands over).
+    pub(crate) fn from_jinja_tree(root: &Stmt<'_>, body: &str) -> Self {
+        jinja_tree(root, body).ordered()
+    }
+
     fn read(format: Option<TemplateFormat>, body: &str, profile: Profile, nesting_checked: bool) -> Self {
-        let mut t = match format {
+        match format {
             Some(TemplateFormat::Jinja2) => jinja(body, profile, nesting_checked),
             Some(TemplateFormat::Mustache) => mustache(body),
             Some(TemplateFormat::Handlebars) => scan_tags(body, Flavor::Handlebars),
             None => Template::default(),
-        };
+        }
+        .ordered()
+    }
+
+    fn ordered(mut self) -> Self {
+        let t = &mut self;
         // Literal runs are disjoint pieces of the body; in body order (which the walkers
         // already produce) they can be searched instead of scanned.
         t.literals.retain(|l| l.range.start < l.range.end);
         t.literals.sort_by_key(|l| l.range.start);
         t.exprs.sort_by_key(|e| e.start);
-        t
+        self
     }
 
     /// The literal run that holds body offset `offset`, if it is literal text.
@@ -120,14 +131,19 @@ fn jinja(body: &str, profile: Profile, nesting_checked: bool) -> Template {
     {
         return Template::default();
     }
-    let Ok(root) = minijinja::machinery::parse(body, "prompt", syntax) else {
-        return Template::default();
-    };
-    let mut undeclared: Vec<String> = minijinja::machinery::find_undeclared(&root, false).into_iter().collect();
+    match minijinja::machinery::parse(body, "prompt", syntax) {
+        Ok(root) => jinja_tree(&root, body),
+        Err(_) => Template::default(),
+    }
+}
+
+/// What the Jinja body `body`, parsed as `root`, contains.
+fn jinja_tree(root: &Stmt<'_>, body: &str) -> Template {
+    let mut undeclared: Vec<String> = minijinja::machinery::find_undeclared(root, false).into_iter().collect();
     undeclared.sort();
     let mut t = Template { parsed: true, undeclared: Some(undeclared), ..Template::default() };
     let mut walker = JinjaWalker { t: &mut t, body, blocks: Vec::new() };
-    walker.stmt(&root);
+    walker.stmt(root);
     t
 }
 

@@ -195,19 +195,22 @@ impl<'source> Environment<'source> {
     /// prompty patch: [`add_template_owned`](Self::add_template_owned), handing every token
     /// the tokenizer gives the parser to `observer`, once each and in source order (see
     /// [`machinery::TokenObserver`](crate::machinery::TokenObserver)); an observer that
-    /// answers `false` stops the compile with a syntax error.
+    /// answers `false` stops the compile with a syntax error. A template that parses hands
+    /// its syntax tree to `tree` before its code is generated (see
+    /// [`machinery::TreeObserver`](crate::machinery::TreeObserver)).
     #[cfg(feature = "unstable_machinery")]
     pub fn add_template_owned_observed<N>(
         &mut self,
         name: N,
         source: String,
         observer: &mut crate::machinery::TokenObserver<'_>,
+        tree: Option<&mut crate::machinery::TreeObserver<'_>>,
     ) -> Result<(), Error>
     where
         N: Into<Cow<'source, str>>,
     {
         self.templates
-            .insert_owned_observed(name.into(), source, observer)
+            .insert_owned_observed(name.into(), source, observer, tree)
     }
 
     /// Register a template loader as source of templates.

@@ -267,7 +267,10 @@ pub mod machinery {
     // prompty patch: the variables a parsed template reads, for the linter.
     pub use crate::compiler::meta::find_undeclared;
     // prompty patch: the tokens a compile reads, for a caller that needs them too.
-    pub use crate::compiler::parser::{parse, parse_expr, parse_observed, TokenObserver};
+    // prompty patch: and its syntax tree, for a caller that reads it too.
+    pub use crate::compiler::parser::{
+        parse, parse_expr, parse_observed, TokenObserver, TreeObserver,
+    };
     pub use crate::compiler::tokens::{Span, Token};
     pub use crate::template::{CompiledTemplate, TemplateConfig};
 

@@ -12,7 +12,7 @@ use std::time::SystemTime;
 use crate::vendor::self_cell::self_cell;
 
 use crate::compiler::instructions::Instructions;
-use crate::compiler::parser::TokenObserver;
+use crate::compiler::parser::{TokenObserver, TreeObserver};
 use crate::error::{Error, ErrorKind};
 use crate::template::CompiledTemplate;
 use crate::template::TemplateConfig;
@@ -367,19 +367,20 @@ impl<'source> LoaderStore<'source> {
     }
 
     /// prompty patch: [`insert_cow`](Self::insert_cow) of an owned template, handing every
-    /// token its parser reads to `observer`.
+    /// token its parser reads to `observer`, and its syntax tree to `tree`.
     #[cfg(feature = "unstable_machinery")]
     pub fn insert_owned_observed(
         &mut self,
         name: Cow<'source, str>,
         source: String,
         observer: &mut TokenObserver<'_>,
+        tree: Option<&mut TreeObserver<'_>>,
     ) -> Result<(), Error> {
         let name: Arc<str> = name.into();
         let template = ok!(self.make_owned_template_with(
             name.clone(),
             TemplateSource::new(source),
-            Some(observer)
+            Some((observer, tree))
         ));
         self.borrowed_templates.remove(&name as &str);
         self.owned_templates
@@ -396,22 +397,24 @@ impl<'source> LoaderStore<'source> {
         self.make_owned_template_with(name, source, None)
     }
 
-    // prompty patch: an owned template compiled with an optional token observer.
+    // prompty patch: an owned template compiled with an optional token observer (and tree
+    // observer).
     fn make_owned_template_with(
         &self,
         name: Arc<str>,
         source: TemplateSource,
-        observer: Option<&mut TokenObserver<'_>>,
+        observer: Option<(&mut TokenObserver<'_>, Option<&mut TreeObserver<'_>>)>,
     ) -> Result<CachedTemplate, Error> {
         let template = ok!(LoadedTemplate::try_new(
             (name, source.source.into_boxed_str()),
             |(name, source)| -> Result<_, Error> {
                 match observer {
-                    Some(observer) => CompiledTemplate::new_observed(
+                    Some((observer, tree)) => CompiledTemplate::new_observed(
                         name,
                         source,
                         &self.template_config,
                         observer,
+                        tree,
                     ),
                     None => CompiledTemplate::new(name, source, &self.template_config),
                 }

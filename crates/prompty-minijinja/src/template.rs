@@ -10,7 +10,7 @@ use crate::compiler::codegen::CodeGenerator;
 use crate::compiler::instructions::Instructions;
 use crate::compiler::meta::find_undeclared;
 // prompty patch: the compile with a token observer.
-use crate::compiler::parser::{parse, parse_observed, TokenObserver};
+use crate::compiler::parser::{parse, parse_observed, TokenObserver, TreeObserver};
 use crate::environment::Environment;
 use crate::error::{attach_basic_debug_info, Error};
 use crate::output::{Output, WriteWrapper};
@@ -503,15 +503,17 @@ impl<'source> CompiledTemplate<'source> {
     }
 
     /// prompty patch: [`new`](Self::new), handing every token the tokenizer gives the parser to
-    /// `observer` (see [`TokenObserver`]).
+    /// `observer` (see [`TokenObserver`]), and the syntax tree to `tree` once parsed (see
+    /// [`TreeObserver`]).
     pub fn new_observed(
         name: &'source str,
         source: &'source str,
         config: &TemplateConfig,
         observer: &mut TokenObserver<'_>,
+        tree: Option<&mut TreeObserver<'_>>,
     ) -> Result<CompiledTemplate<'source>, Error> {
         attach_basic_debug_info(
-            Self::_new_impl_with(name, source, config, Some(observer)),
+            Self::_new_impl_with(name, source, config, Some(observer), tree),
             source,
         )
     }
@@ -521,20 +523,24 @@ impl<'source> CompiledTemplate<'source> {
         source: &'source str,
         config: &TemplateConfig,
     ) -> Result<CompiledTemplate<'source>, Error> {
-        Self::_new_impl_with(name, source, config, None)
+        Self::_new_impl_with(name, source, config, None, None)
     }
 
-    // prompty patch: the compile with an optional token observer.
+    // prompty patch: the compile with an optional token observer and tree observer.
     fn _new_impl_with(
         name: &'source str,
         source: &'source str,
         config: &TemplateConfig,
         observer: Option<&mut TokenObserver<'_>>,
+        tree: Option<&mut TreeObserver<'_>>,
     ) -> Result<CompiledTemplate<'source>, Error> {
         let ast = ok!(match observer {
             Some(observer) => parse_observed(source, name, config.syntax_config.clone(), observer),
             None => parse(source, name, config.syntax_config.clone()),
         });
+        if let Some(tree) = tree {
+            tree(&ast);
+        }
         let mut g = CodeGenerator::new(name, source);
         g.compile_stmt(&ast);
         let buffer_size_hint = g.buffer_size_hint();

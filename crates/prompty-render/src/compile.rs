@@ -51,6 +51,10 @@ impl CompileTarget<'_> {
     }
 }
 
+/// What [`crate::Renderer::with_syntax_tree`] hands over: the Jinja text a compile parsed
+/// and its syntax tree.
+pub type SyntaxTreeObserver<'o> = dyn for<'t> FnMut(&str, &minijinja::machinery::ast::Stmt<'t>) + 'o;
+
 /// A template compiled for a render, with its marks.
 #[derive(Debug)]
 pub(crate) struct Compiled {
@@ -71,7 +75,14 @@ pub(crate) struct Compiled {
 /// Compiles `body` for `target`; with `marked`, with a mark before each role word, label
 /// and line break of the template's own text that the profile checks (in Jinja, those in
 /// capturing blocks; the rest are direct places).
-pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> Result<Compiled, Error> {
+/// `tree` is handed the plain body's syntax tree where this compile parses it (see
+/// [`crate::Renderer::with_syntax_tree`]).
+pub(crate) fn compile(
+    target: &CompileTarget<'_>,
+    body: &str,
+    marked: bool,
+    tree: Option<&mut SyntaxTreeObserver<'_>>,
+) -> Result<Compiled, Error> {
     if !marked {
         return target.engine(body.to_owned(), None).map(|engine| unmarked(body, engine));
     }
@@ -84,7 +95,7 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
                 // template is read on its own first and compiled once, with them.
                 compile_jinja_apart(target, body)
             } else {
-                compile_jinja_observed(target, body)
+                compile_jinja_observed(target, body, tree)
             }
         }
         #[cfg(feature = "mustache")]
@@ -131,15 +142,31 @@ pub(crate) fn compile(target: &CompileTarget<'_>, body: &str, marked: bool) -> R
 /// [`compile`] of a Jinja body (line breaks normalized) in one reading of its tokens for
 /// the engine, the layout and the nesting scan: the compile hands its parser's tokens over
 /// as it reads them, and the nesting scan stops it at the first token past the limit.
-fn compile_jinja_observed(target: &CompileTarget<'_>, body: String) -> Result<Compiled, Error> {
+fn compile_jinja_observed(
+    target: &CompileTarget<'_>,
+    body: String,
+    mut tree: Option<&mut SyntaxTreeObserver<'_>>,
+) -> Result<Compiled, Error> {
     let profile = target.profile;
     let mut depth = crate::nesting::JinjaDepth::new(target.limits.max_nesting);
     let mut reader = prompty_jinja::lexer::JinjaReader::new(&body);
-    let plain = Engine::jinja_observed(body.clone(), profile, target.limits, &mut |t, s| {
-        depth.token(t, s);
-        reader.token(t, s);
-        !depth.is_deep()
-    });
+    // The plain body's tree is the body's as written (line breaks normalized).
+    let mut hand_tree = |root: &minijinja::machinery::ast::Stmt<'_>| {
+        if let Some(tree) = tree.as_deref_mut() {
+            tree(&body, root);
+        }
+    };
+    let plain = Engine::jinja_observed(
+        body.clone(),
+        profile,
+        target.limits,
+        &mut |t, s| {
+            depth.token(t, s);
+            reader.token(t, s);
+            !depth.is_deep()
+        },
+        Some(&mut hand_tree),
+    );
     let (Some(plain), Ok(facts)) = (plain, depth.finish()) else {
         // Too deep, or not a template: the reading on its own, then the compile, say
         // where and why.
@@ -353,7 +380,9 @@ mod tests {
                     let apart = compile_jinja_apart(&target, normalized.clone());
                     // The one reading, whichever path the guess would choose, and the
                     // compile as it runs.
-                    for one in [compile_jinja_observed(&target, normalized.clone()), compile(&target, body, true)] {
+                    for one in
+                        [compile_jinja_observed(&target, normalized.clone(), None), compile(&target, body, true, None)]
+                    {
                         match (&one, &apart) {
                             (Ok(a), Ok(b)) => {
                                 compiled += 1;
@@ -395,21 +424,37 @@ mod tests {
             .collect();
         let mut seen = Vec::new();
         let mut env = jinja_environment_for_tests();
-        env.add_template_owned_observed("t", source.to_owned(), &mut |t: &Token<'_>, s: Span| {
-            seen.push((format!("{t:?}"), s));
-            true
-        })
+        let mut tree = None;
+        env.add_template_owned_observed(
+            "t",
+            source.to_owned(),
+            &mut |t: &Token<'_>, s: Span| {
+                seen.push((format!("{t:?}"), s));
+                true
+            },
+            Some(&mut |root: &minijinja::machinery::ast::Stmt<'_>| tree = Some(format!("{root:?}"))),
+        )
         .expect("compiles");
         assert_eq!(seen, expected);
+        // And the syntax tree, once parsed: the parser's own.
+        let parsed = minijinja::machinery::parse(source, "t", prompty_jinja::syntax(false)).expect("parses");
+        assert_eq!(tree, Some(format!("{parsed:?}")));
         // Stopped at any token: the compile fails, and the observer is not called again.
         for k in 1..=expected.len() {
             let mut count = 0;
-            let stopped = env.add_template_owned_observed("u", source.to_owned(), &mut |_: &Token<'_>, _: Span| {
-                count += 1;
-                count < k
-            });
+            let mut handed = false;
+            let stopped = env.add_template_owned_observed(
+                "u",
+                source.to_owned(),
+                &mut |_: &Token<'_>, _: Span| {
+                    count += 1;
+                    count < k
+                },
+                Some(&mut |_: &minijinja::machinery::ast::Stmt<'_>| handed = true),
+            );
             assert!(stopped.is_err(), "stopped at token {k}");
             assert_eq!(count, k, "stopped at token {k}");
+            assert!(!handed, "stopped at token {k}: no tree");
         }
     }
 

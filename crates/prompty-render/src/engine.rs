@@ -198,9 +198,10 @@ impl Engine {
         profile: Profile,
         limits: &Limits,
         observer: &mut minijinja::machinery::TokenObserver<'_>,
+        tree: Option<&mut minijinja::machinery::TreeObserver<'_>>,
     ) -> Option<Engine> {
         let mut env = jinja_environment(profile, limits);
-        env.add_template_owned_observed(TEMPLATE_NAME, source, observer).ok()?;
+        env.add_template_owned_observed(TEMPLATE_NAME, source, observer, tree).ok()?;
         Some(Engine::Jinja(Box::new(env)))
     }
 

@@ -40,6 +40,7 @@ mod roles;
 mod split;
 mod text;
 
+pub use compile::SyntaxTreeObserver;
 pub use engine::check_nesting;
 pub use error::{Error, ErrorKind};
 pub use limits::Limits;

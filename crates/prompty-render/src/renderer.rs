@@ -6,7 +6,7 @@ use prompty_syntax::{Profile, Prompt, PropertyKind, TemplateFormat};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::compile::{CompileTarget, Compiled, compile};
+use crate::compile::{CompileTarget, Compiled, SyntaxTreeObserver, compile};
 use crate::context::Context;
 use crate::engine::{BodyLocation, Engine};
 use crate::error::{Error, ErrorKind};
@@ -93,10 +93,28 @@ impl Renderer {
     /// Compiles the prompt's template.
     pub fn with_options(prompt: Prompt, options: RenderOptions) -> Result<Self, Error> {
         let secrets = prompt.secrets.clone();
-        Self::build(prompt, options).map_err(|e| e.redacted(&secrets))
+        Self::build(prompt, options, None).map_err(|e| e.redacted(&secrets))
     }
 
-    fn build(prompt: Prompt, options: RenderOptions) -> Result<Self, Error> {
+    /// [`with_options`](Self::with_options), handing `tree` the syntax tree of a Jinja body
+    /// as the compile parses it, with the text parsed (the body as written, line breaks
+    /// normalized), so that a caller that reads the tree too (the linter) does not parse
+    /// the body a second time. `tree` is called at most once, before the compile has
+    /// finished (it may still fail), and not at all where the compile does not parse the
+    /// plain body: a body read on its own first (one whose tags suggest a capturing block
+    /// or an included template, or one that does not compile), a Mustache or Handlebars
+    /// body. A caller parses the body itself when it was not called, and should check that
+    /// the text is the one it means.
+    pub fn with_syntax_tree(
+        prompt: Prompt,
+        options: RenderOptions,
+        tree: &mut SyntaxTreeObserver<'_>,
+    ) -> Result<Self, Error> {
+        let secrets = prompt.secrets.clone();
+        Self::build(prompt, options, Some(tree)).map_err(|e| e.redacted(&secrets))
+    }
+
+    fn build(prompt: Prompt, options: RenderOptions, tree: Option<&mut SyntaxTreeObserver<'_>>) -> Result<Self, Error> {
         let profile = options.profile.unwrap_or(prompt.profile);
         if prompt.template.parser.kind != "prompty" {
             return Err(Error::new(
@@ -119,7 +137,7 @@ impl Renderer {
             .flatten();
         let instructions = prepassed.as_deref().unwrap_or(instructions);
         let target = CompileTarget { format, profile, limits: &options.limits, location: &location };
-        let compiled = compile(&target, instructions, profile == Profile::Promptflow || strict)?;
+        let compiled = compile(&target, instructions, profile == Profile::Promptflow || strict, tree)?;
         let rich =
             prompt.inputs.iter().flatten().filter(|p| p.kind.is_rich()).map(|p| (p.name.clone(), p.kind)).collect();
         let plain = OnceLock::new();
@@ -303,7 +321,7 @@ impl Renderer {
             source: self.location.file.clone(),
             thread_roles: self.thread_roles.clone(),
         };
-        let shown = Renderer::build(self.prompt.redacted_inputs(), options).ok().and_then(|r| again(&r));
+        let shown = Renderer::build(self.prompt.redacted_inputs(), options, None).ok().and_then(|r| again(&r));
         match shown {
             Some(same) if same.kind() == e.kind() && same.span() == e.span() => same.redacted(secrets),
             _ => e.redacted(secrets),

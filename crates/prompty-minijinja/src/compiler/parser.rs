@@ -112,6 +112,11 @@ struct TokenStream<'a, 'o> {
 /// a syntax error.
 pub type TokenObserver<'o> = dyn for<'t> FnMut(&Token<'t>, Span) -> bool + 'o;
 
+/// prompty patch: a callback handed the syntax tree of a compile that parsed, before the
+/// code is generated from it; a caller that reads the tree too does not parse the template
+/// a second time.
+pub type TreeObserver<'o> = dyn for<'t> FnMut(&ast::Stmt<'t>) + 'o;
+
 impl<'a, 'o> TokenStream<'a, 'o> {
     /// Tokenize a template
     pub fn new(
