@@ -69,7 +69,12 @@ impl Table {
     /// The rank of the token whose bytes are `bytes`, if there is one.
     #[inline]
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
-        let hash = hash(bytes);
+        self.rank_hashed(bytes, hash(bytes))
+    }
+
+    /// [`rank`](Self::rank), with `bytes`' hash computed already.
+    #[inline]
+    fn rank_hashed(&self, bytes: &[u8], hash: u64) -> Option<u32> {
         let tag = tag(hash);
         let mut i = (hash as usize) & self.mask;
         loop {
@@ -90,22 +95,94 @@ impl Table {
 
     /// The number of tokens `piece` encodes to.
     pub(crate) fn count_piece(&self, piece: &[u8], scratch: &mut Scratch) -> usize {
-        if piece.len() <= 1 || self.rank(piece).is_some() {
-            return piece.len().min(1);
+        if piece.len() <= 1 {
+            return piece.len();
         }
-        scratch.merge(self, piece)
+        let hash = hash(piece);
+        if self.rank_hashed(piece, hash).is_some() {
+            return 1;
+        }
+        if let Some(count) = scratch.seen.count(piece, hash) {
+            return count;
+        }
+        let count = scratch.merge(self, piece);
+        scratch.seen.remember(piece, hash, count);
+        count
     }
 }
 
 /// The buffers one count reuses from piece to piece: byte offsets held in 32 bits (half the
-/// memory of a long piece's merges), in 64 for a piece of 4 GiB or more.
+/// memory of a long piece's merges), in 64 for a piece of 4 GiB or more; and the counts of
+/// the short pieces merged so far.
 #[derive(Default)]
 pub(crate) struct Scratch {
     narrow: Merges<u32>,
     wide: Merges<usize>,
+    seen: Seen,
+}
+
+/// The counts of pieces that are not one token, by their bytes: a word of another script, an
+/// emoji or a name that comes back in a text is not merged again. Direct-mapped by the
+/// pieces' hash (a piece that lands on a remembered one's entry takes its place); a piece is
+/// only taken for a remembered one when their bytes are equal, so a count never depends on
+/// what was remembered.
+#[derive(Default)]
+struct Seen {
+    entries: Vec<SeenPiece>,
+    /// How many entries to allocate (a power of two).
+    size: usize,
+}
+
+/// The longest piece [`Seen`] remembers.
+const SEEN_LEN: usize = 27;
+
+/// How many pieces [`Seen`] holds at most (40 bytes each), allocated at the first merge of a
+/// count: fewer for a short text, one per 64 bytes of it (at least 16).
+const SEEN_ENTRIES: usize = 1024;
+
+#[derive(Clone, Copy, Default)]
+struct SeenPiece {
+    hash: u64,
+    count: u32,
+    /// 0: the entry is empty.
+    len: u8,
+    bytes: [u8; SEEN_LEN],
+}
+
+impl Seen {
+    fn at(&self, hash: u64) -> usize {
+        // Bits the table's slot and tag do not use first.
+        (hash >> 20) as usize & (self.entries.len().max(1) - 1)
+    }
+
+    fn count(&self, piece: &[u8], hash: u64) -> Option<usize> {
+        let entry = self.entries.get(self.at(hash))?;
+        let len = usize::from(entry.len);
+        (entry.hash == hash && len == piece.len() && entry.bytes.get(..len) == Some(piece))
+            .then_some(entry.count as usize)
+    }
+
+    fn remember(&mut self, piece: &[u8], hash: u64, count: usize) {
+        let (Ok(len), Ok(count)) = (u8::try_from(piece.len()), u32::try_from(count)) else { return };
+        if piece.len() > SEEN_LEN {
+            return;
+        }
+        if self.entries.is_empty() {
+            self.entries = vec![SeenPiece::default(); self.size.clamp(16, SEEN_ENTRIES).next_power_of_two()];
+        }
+        let mut bytes = [0; SEEN_LEN];
+        bytes[..piece.len()].copy_from_slice(piece);
+        let at = self.at(hash);
+        self.entries[at] = SeenPiece { hash, count, len, bytes };
+    }
 }
 
 impl Scratch {
+    /// The scratch of a count of `len` bytes of text.
+    pub(crate) fn for_text(len: usize) -> Self {
+        Self { seen: Seen { entries: Vec::new(), size: len / 64 }, ..Self::default() }
+    }
+
     /// The number of parts `piece` (two bytes or more) ends in, merged as the encoding
     /// defines.
     fn merge(&mut self, table: &Table, piece: &[u8]) -> usize {
@@ -256,6 +333,36 @@ mod tests {
             assert_eq!(full, table.len(), "{}: one slot per rank", encoding.name());
             assert!(full * 2 <= slots.len() / 4, "{}: at most half full", encoding.name());
         }
+    }
+
+    /// A count that finds a piece remembered is the count of merging it: every piece of
+    /// random text over a small alphabet (many repeats, many merges, lengths on both sides
+    /// of what is remembered), counted with one scratch throughout and with a fresh one each
+    /// time.
+    #[test]
+    fn remembered_pieces_count_as_merged_ones() {
+        let table = Encoding::O200kBase.tokenizer().table();
+        let mut rng = prompty_test_support::Rng::new(11);
+        let mut kept = super::Scratch::for_text(1 << 20);
+        let (mut remembered, mut merged) = (0, 0);
+        let pool: Vec<Vec<u8>> = (0..2_000)
+            .map(|_| {
+                let len = 2 + rng.below(40);
+                (0..len).map(|_| b"ab!=\xc3\xa9\xf0\x9f\x98\x80"[rng.below(10)]).collect()
+            })
+            .collect();
+        for _ in 0..20_000 {
+            let piece = &pool[rng.below(pool.len())];
+            let before = kept.seen.count(piece, super::hash(piece)).is_some();
+            let fresh = table.count_piece(piece, &mut super::Scratch::for_text(0));
+            assert_eq!(table.count_piece(piece, &mut kept), fresh, "{piece:?}");
+            if before {
+                remembered += 1
+            } else if fresh > 1 {
+                merged += 1
+            }
+        }
+        assert!(remembered > 1_000 && merged > 1_000, "{remembered} remembered, {merged} merged");
     }
 
     /// The 64-bit offsets (pieces of 4 GiB or more) merge as the 32-bit ones do.

@@ -111,7 +111,7 @@ impl Tokenizer {
 
     /// The count of `text` on this thread.
     pub(crate) fn count_serial(&self, text: &str) -> usize {
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::for_text(text.len());
         self.with_pieces(text, |pieces| {
             pieces.map(|piece| self.table.count_piece(piece.as_bytes(), &mut scratch)).sum()
         })
