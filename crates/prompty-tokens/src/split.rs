@@ -21,9 +21,9 @@
 //! alternative's trailing `[\r\n]*` or `[\r\n/]*` stops at a letter), and the letter
 //! alternatives' optional first character is never a line break.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
-use regex_automata::meta::{Cache, Regex};
+use regex_automata::hybrid::dfa::{Cache, Config, DFA};
 use regex_automata::{Anchored, Input};
 
 use crate::bpe::{Scratch, Table};
@@ -58,20 +58,43 @@ pub(crate) const PARALLEL_MIN: usize = 256 << 10;
 
 /// An encoding: its split pattern and its table.
 pub(crate) struct Tokenizer {
-    pattern: Regex,
+    /// The pattern as a forward lazy DFA: each search is anchored where the previous piece
+    /// ended, so only the end of a match is needed (no reverse automaton, and no engine
+    /// that finds where a match starts).
+    pattern: DFA,
     /// Search caches (the lazy automaton's states, built as searches meet them) for the
     /// counts to come: creating one costs more than counting a short text, so a count takes
     /// one from here, or creates one, and puts it back when done. One lock per count, none
     /// per search, and a thread spawned for a chunk of a long text finds a warm cache.
     caches: Mutex<Vec<Cache>>,
     table: Table,
+    /// The pattern's text, and the pattern as a regex that cannot give up, built the first
+    /// time a search of the lazy DFA fails. With the configuration of [`Tokenizer::new`] none
+    /// can (the DFA never gives up on a cache that fills, and neither pattern has a word
+    /// boundary that would make it quit), but a count must not depend on it.
+    source: &'static str,
+    fallback: OnceLock<Option<regex_automata::meta::Regex>>,
 }
 
 impl Tokenizer {
     /// The tokenizer of `pattern` and `table`; `None` when the pattern does not build (the
     /// tests build both encodings, so this is never `None` for them).
-    pub(crate) fn new(pattern: &str, table: Table) -> Option<Self> {
-        Some(Self { pattern: Regex::new(pattern).ok()?, caches: Mutex::default(), table })
+    pub(crate) fn new(pattern: &'static str, table: Table) -> Option<Self> {
+        Self::with_config(pattern, table, DFA::config())
+    }
+
+    /// [`new`](Self::new) with the lazy DFA configured by `config`.
+    fn with_config(pattern: &'static str, table: Table, config: Config) -> Option<Self> {
+        let dfa = DFA::builder().configure(config).build(pattern).ok()?;
+        Some(Self { pattern: dfa, caches: Mutex::default(), table, source: pattern, fallback: OnceLock::new() })
+    }
+
+    /// The end of the match of the pattern that starts at `at` in `text`, by the regex that
+    /// cannot give up (see `fallback`).
+    #[cold]
+    fn match_end_by_fallback(&self, text: &str, at: usize) -> Option<usize> {
+        let regex = self.fallback.get_or_init(|| regex_automata::meta::Regex::new(self.source).ok()).as_ref()?;
+        regex.search(&Input::new(text).range(at..).anchored(Anchored::Yes)).map(|m| m.end())
     }
 
     #[cfg(test)]
@@ -128,7 +151,7 @@ impl Tokenizer {
     fn with_pieces<'t, R>(&self, text: &'t str, f: impl FnOnce(Pieces<'_, '_, 't>) -> R) -> R {
         let kept = self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
         let mut cache = kept.unwrap_or_else(|| self.pattern.create_cache());
-        let out = f(Pieces::new(&self.pattern, &mut cache, text));
+        let out = f(Pieces { tokenizer: self, cache: &mut cache, text, at: 0 });
         self.caches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cache);
         out
     }
@@ -156,16 +179,10 @@ pub(crate) fn chunks(text: &str, n: usize) -> Vec<&str> {
 
 /// The pieces of a text, in order.
 struct Pieces<'r, 'c, 't> {
-    pattern: &'r Regex,
+    tokenizer: &'r Tokenizer,
     cache: &'c mut Cache,
     text: &'t str,
     at: usize,
-}
-
-impl<'r, 'c, 't> Pieces<'r, 'c, 't> {
-    fn new(pattern: &'r Regex, cache: &'c mut Cache, text: &'t str) -> Self {
-        Self { pattern, cache, text, at: 0 }
-    }
 }
 
 impl<'t> Iterator for Pieces<'_, '_, 't> {
@@ -178,8 +195,12 @@ impl<'t> Iterator for Pieces<'_, '_, 't> {
             return None;
         }
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-        let mut end = match self.pattern.search_with(self.cache, &input) {
-            Some(m) if m.end() > at => m.end(),
+        let found = match self.tokenizer.pattern.try_search_fwd(self.cache, &input) {
+            Ok(m) => m.map(|m| m.offset()),
+            Err(_) => self.tokenizer.match_end_by_fallback(text, at),
+        };
+        let mut end = match found {
+            Some(end) if end > at => end,
             // Every character starts a match; were one not to, it is a piece of its own
             // rather than a stop.
             _ => at + text[at..].chars().next().map_or(1, char::len_utf8),
@@ -217,6 +238,34 @@ mod tests {
             assert_eq!(tokenizer.pieces("a b"), ["a", " b"], "{}", encoding.name());
             assert_eq!(tokenizer.pieces("a   "), ["a", "   "], "{}", encoding.name());
             assert_eq!(tokenizer.pieces("a  \n  b"), ["a", "  \n", " ", " b"], "{}", encoding.name());
+        }
+    }
+
+    /// A lazy DFA that gives up (a cache too small for its states, which it may not clear)
+    /// leaves the search to the fallback regex, and the pieces are the same.
+    #[test]
+    fn a_search_that_gives_up_is_finished_by_the_fallback() {
+        use regex_automata::hybrid::dfa::DFA;
+        let tables: [(&str, &'static [u8]); 2] = [
+            (super::CL100K_PATTERN, include_bytes!("../tables/cl100k_base.bin")),
+            (super::O200K_PATTERN, include_bytes!("../tables/o200k_base.bin")),
+        ];
+        let mut texts: Vec<String> = prompty_test_support::prompt_files()
+            .iter()
+            .map(|p| std::fs::read_to_string(p).expect("readable"))
+            .collect();
+        texts.push("a   b\r\n\t 'll 123456 日本 🙂 x\u{301} ?/ .\n \u{3000}b  ".repeat(50));
+        for ((pattern, blob), encoding) in tables.into_iter().zip(ENCODINGS) {
+            let config =
+                DFA::config().cache_capacity(0).skip_cache_capacity_check(true).minimum_cache_clear_count(Some(0));
+            let table = crate::bpe::Table::load(blob).expect("the table");
+            let giving_up = super::Tokenizer::with_config(pattern, table, config).expect("builds");
+            let reference = encoding.tokenizer();
+            for text in &texts {
+                assert_eq!(giving_up.pieces(text), reference.pieces(text), "{}", encoding.name());
+            }
+            assert!(giving_up.fallback.get().is_some_and(Option::is_some), "{}: the fallback ran", encoding.name());
+            assert!(reference.fallback.get().is_none(), "{}: the configured DFA never gave up", encoding.name());
         }
     }
 
