@@ -212,7 +212,9 @@ impl LineIndex {
         (line + 1, col + 1)
     }
 
-    /// Byte offset of a 1-based (line, column) position, columns counting characters.
+    /// Byte offset of a 1-based (line, column) position, columns counting characters; a
+    /// column past the end of its line stops at the line's break (`\n`, `\r\n` or a lone
+    /// `\r`, as [`LineIndex::new`] ends lines).
     pub fn offset(&self, text: &str, line: usize, col: usize) -> usize {
         let Some(&start) = self.starts.get(line.saturating_sub(1)) else {
             return self.len;
@@ -220,7 +222,7 @@ impl LineIndex {
         let rest = text.get(start..).unwrap_or("");
         let mut off = start;
         for (i, (b, c)) in rest.char_indices().enumerate() {
-            if i + 1 >= col || c == '\n' {
+            if i + 1 >= col || c == '\n' || c == '\r' {
                 return start + b;
             }
             off = start + b + c.len_utf8();
@@ -256,6 +258,11 @@ mod tests {
         assert_eq!(idx.offset(text, 2, 3), 6);
         assert_eq!(idx.offset(text, 3, 1), 8);
         assert_eq!(idx.offset(text, 9, 1), text.len());
+        // A column past the end of a line stops at its break, whichever it is.
+        let text = "ab\ncd\r\nef\rgh";
+        let idx = LineIndex::new(text);
+        assert_eq!((idx.offset(text, 1, 9), idx.offset(text, 2, 9), idx.offset(text, 3, 9)), (2, 5, 9));
+        assert_eq!(idx.offset(text, 4, 9), text.len());
     }
 
     /// The end of a text whose length is a multiple of the index's block size has the

@@ -72,12 +72,14 @@ impl Table {
         self.rank_hashed(bytes, hash(bytes))
     }
 
-    /// [`rank`](Self::rank), with `bytes`' hash computed already.
+    /// [`rank`](Self::rank), with `bytes`' hash computed already. At most one pass over the
+    /// slots: an index without an empty slot (which the built-in ones have) does not make
+    /// the probe run forever.
     #[inline]
     fn rank_hashed(&self, bytes: &[u8], hash: u64) -> Option<u32> {
         let tag = tag(hash);
         let mut i = (hash as usize) & self.mask;
-        loop {
+        for _ in 0..=self.mask {
             let at = i * 4;
             let slot = u32::from_le_bytes(self.slots.get(at..at + 4)?.try_into().ok()?);
             if slot == EMPTY {
@@ -91,6 +93,7 @@ impl Table {
             }
             i = (i + 1) & self.mask;
         }
+        None
     }
 
     /// The number of tokens `piece` encodes to.
@@ -391,6 +394,10 @@ mod tests {
         assert!(super::Table::new(b"\x01a", starts, &slots[..slots.len() - 4]).is_none());
         assert!(super::Table::new(b"\x01a", &starts[..5], slots).is_none());
         assert!(super::Table::new(b"\x01a", slots, &slots[..8]).is_none());
+        // An index with no empty slot: a missing token is not found, after one pass.
+        let full: &'static [u8] = Vec::leak(vec![0u8; 64]);
+        let no_room = super::Table::new(b"\x01a\x01b\x02ab", starts, full).expect("well-formed sizes");
+        assert_eq!(no_room.rank(b"zz"), None);
         // Starts that point past the blob give no bytes, and no rank, rather than a panic.
         let short = super::Table::new(b"\x01a", starts, slots).expect("well-formed index");
         assert_eq!((short.bytes(2), short.rank(b"ab"), short.rank(b"a")), (None, None, Some(0)));
