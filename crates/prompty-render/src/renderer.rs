@@ -97,9 +97,10 @@ impl Renderer {
     }
 
     /// [`with_options`](Self::with_options), handing `tree` the syntax tree of a Jinja body
-    /// as the compile parses it, with the text parsed (the body as written, line breaks
-    /// normalized), so that a caller that reads the tree too (the linter) does not parse
-    /// the body a second time. `tree` is called at most once, before the compile has
+    /// as the compile parses it, with the text parsed (the body with line breaks normalized;
+    /// in the promptflow profile, after the `![image]({{var}})` pre-pass where that changes
+    /// it), so that a caller that reads the tree too (the linter) does not parse the body a
+    /// second time. `tree` is called at most once, before the compile has
     /// finished (it may still fail), and not at all where the compile does not parse the
     /// plain body: a body read on its own first (one whose tags suggest a capturing block
     /// or an included template, or one that does not compile), a Mustache or Handlebars

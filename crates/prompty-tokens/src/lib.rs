@@ -57,9 +57,9 @@ impl Encoding {
     }
 
     /// The number of tokens `text` encodes to, special-token spellings read as plain text
-    /// (as the API reads message content). The first call in a process loads the table
-    /// and builds the split pattern's automaton (about 8 ms for `cl100k_base`, 20 ms for
-    /// `o200k_base` on the machine of docs/performance.md).
+    /// (as the API reads message content). The first call in a process builds the split
+    /// pattern's automaton (about 1 ms for `cl100k_base`, 2 ms for `o200k_base` on the
+    /// machine of docs/performance.md); the table and its index are part of the binary.
     ///
     /// The counts of long texts (4 KB or more) are remembered for the process, bounded in
     /// memory: counting the same text again (an editor after a change elsewhere in the
