@@ -274,11 +274,8 @@ mod tests {
     use super::*;
     use prompty_syntax::{LoadOptions, MapHost, load_str};
 
-    /// The variables the rules see for a Jinja body come from the analysis's parse: they
-    /// must be the ones the renderer's compiled template reports, on every prompt of the
-    /// corpus and of the rule fixtures.
-    #[test]
-    fn variables_from_the_analysis_equal_the_renderers() {
+    /// Every prompt file of the corpora and of the rule fixtures.
+    fn corpus_and_fixtures() -> Vec<std::path::PathBuf> {
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut files = prompty_test_support::prompt_files();
         files.extend(
@@ -287,6 +284,15 @@ mod tests {
                 .filter_map(|e| Some(e.ok()?.path()))
                 .filter(|p| p.extension().is_some_and(|e| e == "prompty")),
         );
+        files
+    }
+
+    /// The variables the rules see for a Jinja body come from the analysis's parse: they
+    /// must be the ones the renderer's compiled template reports, on every prompt of the
+    /// corpus and of the rule fixtures.
+    #[test]
+    fn variables_from_the_analysis_equal_the_renderers() {
+        let files = corpus_and_fixtures();
         let (mut jinja, mut mismatches) = (0, Vec::new());
         for file in &files {
             let text = std::fs::read_to_string(file).expect("a readable prompt");
@@ -320,14 +326,7 @@ mod tests {
     /// covers both ways of getting it.
     #[test]
     fn the_compiles_tree_reads_as_the_linters_own_parse() {
-        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let mut files = prompty_test_support::prompt_files();
-        files.extend(
-            std::fs::read_dir(&fixtures)
-                .expect("the rule fixtures")
-                .filter_map(|e| Some(e.ok()?.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "prompty")),
-        );
+        let files = corpus_and_fixtures();
         let mut texts: Vec<String> =
             files.iter().map(|f| std::fs::read_to_string(f).expect("a readable prompt")).collect();
         let golden =
