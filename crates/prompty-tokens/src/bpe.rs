@@ -166,15 +166,17 @@ impl Seen {
     }
 
     fn remember(&mut self, piece: &[u8], hash: u64, count: usize) {
-        let (Ok(len), Ok(count)) = (u8::try_from(piece.len()), u32::try_from(count)) else { return };
-        if piece.len() > SEEN_LEN {
+        // Pieces longer than an entry holds are not remembered.
+        let mut bytes = [0; SEEN_LEN];
+        let (Some(kept), Ok(len), Ok(count)) =
+            (bytes.get_mut(..piece.len()), u8::try_from(piece.len()), u32::try_from(count))
+        else {
             return;
-        }
+        };
+        kept.copy_from_slice(piece);
         if self.entries.is_empty() {
             self.entries = vec![SeenPiece::default(); self.size.clamp(16, SEEN_ENTRIES).next_power_of_two()];
         }
-        let mut bytes = [0; SEEN_LEN];
-        bytes[..piece.len()].copy_from_slice(piece);
         let at = self.at(hash);
         self.entries[at] = SeenPiece { hash, count, len, bytes };
     }
