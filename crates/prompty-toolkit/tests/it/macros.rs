@@ -1,6 +1,6 @@
 //! `include_prompty!` on prompts that compile: ordinary tests, each case a module that uses
 //! the generated types as a program would. The prompts that must not compile, with the
-//! compiler's messages, are the trybuild cases of `crates/prompty-macros-ui`.
+//! compiler's messages, are the cases of `ui.rs`.
 
 #![cfg(feature = "macros")]
 

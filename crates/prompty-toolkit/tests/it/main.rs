@@ -9,3 +9,4 @@ mod eval_suite;
 mod features;
 mod macros;
 mod readme;
+mod ui;

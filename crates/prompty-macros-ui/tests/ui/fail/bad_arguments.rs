@@ -1,5 +1,0 @@
-prompty_toolkit::include_prompty!(tests / ui);
-
-prompty_toolkit::include_prompty!("../prompty-toolkit/tests/ui/prompts/optional.prompty", extra);
-
-fn main() {}
