@@ -37,7 +37,7 @@
 //! machine's environment is written into the program: one with a default takes the
 //! default; one without stays as written (`${env:NAME}`).
 //!
-//! Tests that compile calls of this macro in another folder (trybuild) may set
+//! Tests that compile calls of this macro in another folder (trybuild, for one) may set
 //! `CARGO_MANIFEST_DIR_OVERRIDE` to the folder paths are relative to.
 
 #![warn(missing_docs)]

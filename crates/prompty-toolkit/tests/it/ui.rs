@@ -127,7 +127,7 @@ fn cases(folder: &str) -> Vec<PathBuf> {
 #[test]
 fn include_prompty() {
     let deps = deps_dir();
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("prompty-macros-ui-{}", std::process::id()));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("include-prompty-ui-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 
     // The facade this binary was built with: the newest that compiles the passing case.
