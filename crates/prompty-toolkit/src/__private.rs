@@ -12,6 +12,20 @@ use crate::error::{Error, ErrorKind, FileText};
 use crate::prompty::{Loader, Prompty};
 use crate::syntax::{FrontMatter, Secrets, load_parsed, yaml::Node};
 
+/// The optional features of this build of the crate, in `Cargo.toml`'s order, each with
+/// whether it is on. The compile-fail cases of the tests (`tests/it/ui.rs`) compile a probe
+/// that asserts these values, to tell the build their test binary links apart from other
+/// builds of this crate in the same folder.
+pub const FEATURES: &[(&str, bool)] = &[
+    ("jinja", cfg!(feature = "jinja")),
+    ("mustache", cfg!(feature = "mustache")),
+    ("handlebars", cfg!(feature = "handlebars")),
+    ("wire", cfg!(feature = "wire")),
+    ("eval", cfg!(feature = "eval")),
+    ("macros", cfg!(feature = "macros")),
+    ("std-host", cfg!(feature = "std-host")),
+];
+
 /// A prompt checked at compile time: its file's text and its front matter, parsed and
 /// resolved then, laid out flat.
 pub struct Embedded {
