@@ -66,9 +66,12 @@ struct Build {
 impl Build {
     fn of_this_binary() -> Build {
         let exe = std::env::current_exe().expect("the test binary's path");
-        let deps = exe.parent().expect("the test binary's folder").to_path_buf();
-        // `<target>/<triple>/<profile>/deps` under `--target`, else `<target>/<profile>/deps`;
-        // cargo marks `<target>` with a CACHEDIR.TAG.
+        Build::in_folder(exe.parent().expect("the test binary's folder").to_path_buf())
+    }
+
+    /// The build whose libraries are in `deps`: `<target>/<triple>/<profile>/deps` under
+    /// `--target`, else `<target>/<profile>/deps`; cargo marks `<target>` with a CACHEDIR.TAG.
+    fn in_folder(deps: PathBuf) -> Build {
         let host = (|| {
             let profile = deps.parent()?;
             let triple = profile.parent()?;
@@ -246,4 +249,21 @@ fn include_prompty() {
             insta::assert_snapshot!(shown);
         });
     });
+}
+
+#[test]
+fn a_build_for_another_target_finds_the_macro_in_the_hosts_folder() {
+    let scratch = Scratch(Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-layout-{}", std::process::id())));
+    let target = scratch.0.join("target");
+    let host = target.join("debug/deps");
+    let cross = target.join("aarch64-unknown-linux-gnu/debug/deps");
+    for dir in [&host, &cross] {
+        std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    }
+    // Without cargo's mark, nothing is taken for a target folder.
+    assert_eq!(Build::in_folder(cross.clone()).host, None);
+    std::fs::write(target.join("CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55\n").expect("the tag");
+    assert_eq!(Build::in_folder(cross).host, Some((host.clone(), "aarch64-unknown-linux-gnu".to_owned())));
+    // A build for the host alone has its macro beside it.
+    assert_eq!(Build::in_folder(host).host, None);
 }
