@@ -55,8 +55,10 @@ fn rustc() -> OsString {
     "rustc".into()
 }
 
-/// Where this test binary's libraries are.
+/// Where this test binary's libraries are, and the rustc to check with.
 struct Build {
+    /// [`rustc()`], looked up once.
+    rustc: OsString,
     /// The folder the binary was linked in.
     deps: PathBuf,
     /// Under `--target`: the host's folder (proc-macros and what they link) and the target.
@@ -80,7 +82,7 @@ impl Build {
             (target.join("CACHEDIR.TAG").is_file() && host.is_dir())
                 .then(|| Some((host, triple.file_name()?.to_str()?.to_owned())))?
         })();
-        Build { deps, host }
+        Build { rustc: rustc(), deps, host }
     }
 
     /// The facade's builds, newest first, leaving out those newer than this binary (built
@@ -112,7 +114,7 @@ impl Build {
             arg.push(path);
             arg
         };
-        let mut command = Command::new(rustc());
+        let mut command = Command::new(&self.rustc);
         command
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             // The macro reads prompt paths relative to this, as in a user's crate.
@@ -128,7 +130,7 @@ impl Build {
         if let Some((host, triple)) = &self.host {
             command.arg("-L").arg(with("dependency=", host)).args(["--target", triple]);
         }
-        command.arg(case).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", rustc().to_string_lossy()))
+        command.arg(case).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", self.rustc.to_string_lossy()))
     }
 }
 
