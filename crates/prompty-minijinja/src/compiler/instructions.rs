@@ -331,11 +331,16 @@ pub(crate) static EMPTY_INSTRUCTIONS: Instructions<'static> = Instructions {
 impl<'source> Instructions<'source> {
     /// Creates a new instructions object.
     pub fn new(name: &'source str, source: &'source str) -> Instructions<'source> {
+        // prompty patch: capacities from the number of `{` in the source (a bound on the
+        // tags, each a few instructions) rather than a fixed 256/128: a template of a few
+        // tags no longer allocates (and frees) 11 KB, a size the allocator serves slowly.
+        let braces = memchr::memchr_iter(b'{', source.as_bytes()).count();
+        let estimate = (4 + braces * 4).min(256);
         Instructions {
-            instructions: Vec::with_capacity(256),
-            line_infos: Vec::with_capacity(128),
+            instructions: Vec::with_capacity(estimate),
+            line_infos: Vec::with_capacity(estimate.min(128)),
             #[cfg(feature = "debug")]
-            span_infos: Vec::with_capacity(128),
+            span_infos: Vec::with_capacity(estimate.min(128)),
             name,
             source,
             #[cfg(feature = "debug")]

@@ -182,7 +182,9 @@ impl<'env> Context<'env> {
     pub fn new(env: &'env Environment<'env>) -> Context<'env> {
         Context {
             env,
-            stack: Vec::with_capacity(40),
+            // prompty patch: 8 frames rather than 40 (4 KB, a size the allocator serves
+            // slowly, on every render); a deeper template grows the stack.
+            stack: Vec::with_capacity(8),
             #[cfg(any(feature = "macros", feature = "multi_template"))]
             outer_stack_depth: 0,
             recursion_limit: env.recursion_limit(),

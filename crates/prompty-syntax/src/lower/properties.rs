@@ -18,7 +18,11 @@ impl Lowerer<'_> {
     pub(super) fn properties(&mut self, node: &Node, what: &str, inputs: bool) -> Vec<Property> {
         // A nested list (object properties) reports its own v1 `type` keys.
         let outer_types = std::mem::take(&mut self.v1_types);
-        let mut out: Vec<Property> = Vec::new();
+        let mut out: Vec<Property> = Vec::with_capacity(match &node.value {
+            NodeValue::Seq(items) => items.len(),
+            NodeValue::Map(entries) => entries.len(),
+            _ => 0,
+        });
         match &node.value {
             NodeValue::Seq(items) => {
                 for item in items {
