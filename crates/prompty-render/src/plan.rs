@@ -18,7 +18,7 @@
 //! own line break whitespace control removes is left out: it is refused whenever it
 //! splits, since only a value can complete it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use prompty_py::py_space;
 use prompty_syntax::Profile;
@@ -90,6 +90,7 @@ pub(crate) fn plan(view: &str, profile: Profile, captures: bool) -> Plan {
             }
         }
     });
+    shapes.seal();
     let full = glued || (captures && !lines.is_empty());
     if full {
         words.extend(lines);
@@ -161,10 +162,11 @@ impl<'a> TemplatePlaces<'a> {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Shapes {
     /// The role lines the template writes whole (spec profile): the text after the role word
-    /// to the line's end (trailing blanks dropped), with the roles (lowercased) written
-    /// before it. Keyed by that text, so that a rendered role line is looked up without
-    /// building a key.
-    whole: HashMap<Box<str>, Vec<&'static str>>,
+    /// to the line's end (trailing blanks dropped) and the role (lowercased) written before
+    /// it, sorted and without repeats once [`plan`] has them all ([`Shapes::seal`]). A
+    /// rendered role line is looked up by binary search on that text, without building a
+    /// key or hashing it (most templates have two to four).
+    whole: Vec<(Box<str>, &'static str)>,
     /// The role words the template writes (promptflow profile; lowercased, a handful).
     words: Vec<&'static str>,
     /// The role lines with values inside their attributes: the role and the keys the
@@ -204,19 +206,24 @@ impl Shapes {
                 true
             }
             _ => {
-                let roles = self.whole.entry(after_role(role.role, line).into()).or_default();
-                if !roles.contains(&role.role) {
-                    roles.push(role.role);
-                }
+                self.whole.push((after_role(role.role, line).into(), role.role));
                 false
             }
         }
     }
 
+    /// Sorts and dedups the whole role lines [`Shapes::add`] collected, for [`Shapes::fit`].
+    fn seal(&mut self) {
+        self.whole.sort_unstable();
+        self.whole.dedup();
+    }
+
     /// How the rendered role line `line` (from its role word) fits (spec profile).
     pub(crate) fn fit(&self, line: &str) -> Fit {
         let Some(role) = crate::roles::role_line(line) else { return Fit::None };
-        if self.whole.get(after_role(role.role, line)).is_some_and(|roles| roles.contains(&role.role)) {
+        let key = after_role(role.role, line);
+        let from = self.whole.partition_point(|(k, _)| &**k < key);
+        if self.whole[from..].iter().take_while(|(k, _)| &**k == key).any(|(_, r)| *r == role.role) {
             return Fit::Whole;
         }
         let Some(attrs) = role.attrs else { return Fit::None };
@@ -349,5 +356,42 @@ mod tests {
         let body = "# System :\nhi\n  user:  \nuser: hi\nfunction:\nname:\nf\ncontent: x\nYour username:\nsystem";
         let places: Vec<&str> = candidates(body).0.iter().map(|&p| body.get(p..p + 4).unwrap_or("")).collect();
         assert_eq!(places, ["Syst", "user", "func", "name", "cont", "name"]);
+    }
+
+    #[test]
+    fn a_rendered_role_line_fits_only_a_role_line_the_template_writes_whole() {
+        // Two roles share one shape (`:`), one role has two, and one line comes twice.
+        let view = "system:\nhi\nuser:\nq\nassistant[name=\"a\"]:\nx\nuser:\nagain\nsystem[name=\"b\"]:\ny";
+        let shapes = plan(view, Profile::Spec, false).checks.shapes;
+        assert_eq!(shapes.whole.len(), 4, "{:?}", shapes.whole);
+        assert!(shapes.whole.is_sorted(), "{:?}", shapes.whole);
+        let fits: Vec<(&str, Fit)> = [
+            "system:",
+            "user:",
+            "user:  ",
+            "assistant[name=\"a\"]:",
+            "system[name=\"b\"]:",
+            "assistant:",
+            "user [name=\"b\"]:",
+            "assistant[name=\"b\"]:",
+            "tool:",
+        ]
+        .into_iter()
+        .map(|line| (line, shapes.fit(line)))
+        .collect();
+        assert_eq!(
+            fits,
+            [
+                ("system:", Fit::Whole),
+                ("user:", Fit::Whole),
+                ("user:  ", Fit::Whole),
+                ("assistant[name=\"a\"]:", Fit::Whole),
+                ("system[name=\"b\"]:", Fit::Whole),
+                ("assistant:", Fit::None),
+                ("user [name=\"b\"]:", Fit::None),
+                ("assistant[name=\"b\"]:", Fit::None),
+                ("tool:", Fit::None),
+            ]
+        );
     }
 }

@@ -331,11 +331,10 @@ pub(crate) static EMPTY_INSTRUCTIONS: Instructions<'static> = Instructions {
 impl<'source> Instructions<'source> {
     /// Creates a new instructions object.
     pub fn new(name: &'source str, source: &'source str) -> Instructions<'source> {
-        // prompty patch: capacities from the number of `{` in the source (a bound on the
-        // tags, each a few instructions) rather than a fixed 256/128: a template of a few
-        // tags no longer allocates (and frees) 11 KB, a size the allocator serves slowly.
-        let braces = memchr::memchr_iter(b'{', source.as_bytes()).count();
-        let estimate = (4 + braces * 4).min(256);
+        // prompty patch: capacities from the source's length (one instruction per 32 bytes,
+        // at least 16) rather than a fixed 256/128: a short template no longer allocates
+        // (and frees) 11 KB, a size the allocator serves slowly.
+        let estimate = (16 + source.len() / 32).min(256);
         Instructions {
             instructions: Vec::with_capacity(estimate),
             line_infos: Vec::with_capacity(estimate.min(128)),
