@@ -142,8 +142,8 @@ fn main() {
                 out.lines().collect::<Vec<&str>>().len()
             }),
         ));
-        // The floor of `load+prepare` for a renderer on this engine: the body compiled
-        // afresh by a bare environment, rendered and split into lines, every call.
+        // What `load+prepare` would cost a renderer that cost what the engine does: the body
+        // compiled afresh by a bare environment, rendered and split into lines, every call.
         let (body, profile) = (&p.body, p.profile);
         cases.push((
             n.clone(),
@@ -238,23 +238,24 @@ fn main() {
                 "  {n}: load+prepare {r:.2}x official (target >= 5x): {}",
                 if r >= 5.0 { "met" } else { "MISSED" }
             );
-            // What the ratio would be if the renderer cost nothing beyond the engine: this
-            // load, then a bare compile, render and split (times add; ops/s do not).
-            if let (Some(load), Some(floor)) = (get("ours load"), get("bare minijinja compile+render+split")) {
-                let ceiling = (1.0 / load + 1.0 / floor).recip() / off;
+            // What the ratio would be if the renderer cost what the bare engine does: this
+            // load, then a bare compile, render and split (times add; ops/s do not). An
+            // estimate, not a bound: a renderer could beat the bare engine's own paths.
+            if let (Some(load), Some(engine)) = (get("ours load"), get("bare minijinja compile+render+split")) {
+                let estimate = (1.0 / load + 1.0 / engine).recip() / off;
                 println!(
-                    "  {n}: at most {ceiling:.2}x with this load and the bare engine's compile+render+split; load+prepare is {:.0}% of that",
-                    r / ceiling * 100.0
+                    "  {n}: {estimate:.2}x if the renderer cost what the bare engine's compile+render+split does, with this load; load+prepare is {:.0}% of that",
+                    r / estimate * 100.0
                 );
             }
         }
         if let (Some(ours), Some(base)) = (get("ours prepare"), get("bare minijinja render+split")) {
             let r = ours / base;
             println!(
-                "  {n}: prepare {:.0}% of bare minijinja render+split (slowdown {:.2}x; target >= 75%, i.e. within 1.3x): {}",
+                "  {n}: prepare {:.0}% of bare minijinja render+split (slowdown {:.2}x; target within 1.3x, i.e. >= 77%): {}",
                 r * 100.0,
                 base / ours,
-                if r >= 0.75 { "met" } else { "MISSED" }
+                if base / ours <= 1.3 { "met" } else { "MISSED" }
             );
         }
     }
