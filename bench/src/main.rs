@@ -133,14 +133,7 @@ fn main() {
         cases.push((
             n.clone(),
             "bare minijinja render+split".into(),
-            Box::new(move || {
-                let out = bare
-                    .get_template("t")
-                    .expect("t")
-                    .render(minijinja::Value::from(minijinja::value::Serde(bare_inputs)))
-                    .expect("renders");
-                out.lines().collect::<Vec<&str>>().len()
-            }),
+            Box::new(move || render_and_split(bare, bare_inputs)),
         ));
         // What `load+prepare` would cost a renderer that cost what the engine does: the body
         // compiled afresh by a bare environment, rendered and split into lines, every call.
@@ -148,15 +141,7 @@ fn main() {
         cases.push((
             n.clone(),
             "bare minijinja compile+render+split".into(),
-            Box::new(move || {
-                let env = bare_env(body.clone(), profile);
-                let out = env
-                    .get_template("t")
-                    .expect("t")
-                    .render(minijinja::Value::from(minijinja::value::Serde(bare_inputs)))
-                    .expect("renders");
-                out.lines().collect::<Vec<&str>>().len()
-            }),
+            Box::new(move || render_and_split(&bare_env(body.clone(), profile), bare_inputs)),
         ));
         if let Some(agent) = &p.official {
             let path = &p.w.path;
@@ -259,6 +244,17 @@ fn main() {
             );
         }
     }
+}
+
+/// Renders template `t` of a bare environment with `inputs` and splits the output into
+/// lines, as the reference engine's caller would; the number of lines.
+fn render_and_split(env: &minijinja::Environment<'_>, inputs: &Map<String, Value>) -> usize {
+    let out = env
+        .get_template("t")
+        .expect("t")
+        .render(minijinja::Value::from(minijinja::value::Serde(inputs)))
+        .expect("renders");
+    out.lines().collect::<Vec<&str>>().len()
 }
 
 /// A bare minijinja environment with `body` compiled as template `t`, configured as the

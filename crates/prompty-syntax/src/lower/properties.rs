@@ -18,13 +18,10 @@ impl Lowerer<'_> {
     pub(super) fn properties(&mut self, node: &Node, what: &str, inputs: bool) -> Vec<Property> {
         // A nested list (object properties) reports its own v1 `type` keys.
         let outer_types = std::mem::take(&mut self.v1_types);
-        let mut out: Vec<Property> = Vec::with_capacity(match &node.value {
-            NodeValue::Seq(items) => items.len(),
-            NodeValue::Map(entries) => entries.len(),
-            _ => 0,
-        });
+        let mut out: Vec<Property> = Vec::new();
         match &node.value {
             NodeValue::Seq(items) => {
+                out.reserve(items.len());
                 for item in items {
                     let name = item.get("name").and_then(Node::as_str).map(str::to_owned);
                     match name {
@@ -48,6 +45,7 @@ impl Lowerer<'_> {
                 }
             }
             NodeValue::Map(entries) => {
+                out.reserve(entries.len());
                 for (k, v) in entries {
                     if let Some(p) = self.property(v, k.key_string(), k.span.clone(), what, inputs) {
                         out.push(p);
