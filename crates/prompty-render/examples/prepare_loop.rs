@@ -10,7 +10,10 @@
 //! baseline instead: the body rendered by a plain minijinja environment with the reference
 //! engine's settings and split into lines, as `benches/render.rs` measures it. `--load`
 //! runs the whole `load+prepare` case of the benchmarks instead: load the text, compile
-//! the template (`Renderer::new`) and prepare, every call.
+//! the template (`Renderer::new`) and prepare, every call. `--bare-compile` is the bare
+//! baseline with the compile in the loop: a new environment compiles the body, renders it
+//! and splits it into lines, every call (the benchmarks' `bare minijinja
+//! compile+render+split`).
 
 use std::hint::black_box;
 
@@ -20,11 +23,13 @@ use serde_json::{Map, Value};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let flags = ["--bare", "--bare-compile", "--load"];
     let bare = args.iter().any(|a| a == "--bare");
+    let bare_compile = args.iter().any(|a| a == "--bare-compile");
     let whole = args.iter().any(|a| a == "--load");
-    let args: Vec<&String> = args.iter().filter(|a| *a != "--bare" && *a != "--load").collect();
+    let args: Vec<&String> = args.iter().filter(|a| !flags.contains(&a.as_str())).collect();
     let [file, inputs, n] = args.as_slice() else {
-        eprintln!("usage: prepare_loop [--bare|--load] FILE.prompty INPUTS.json|- N");
+        eprintln!("usage: prepare_loop [--bare|--bare-compile|--load] FILE.prompty INPUTS.json|- N");
         std::process::exit(2);
     };
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| fail(&format!("{file}: {e}")));
@@ -38,28 +43,30 @@ fn main() {
     let host = MapHost::new().with_env("OPENAI_API_KEY", "sk-bench");
     let opts = LoadOptions { path: Some(file.into()), ..LoadOptions::default() };
     let prompt = load_str(&text, &host, &opts).prompt.unwrap_or_else(|| fail("the prompt does not load"));
-    if bare {
+    if bare || bare_compile {
         let mut filled = inputs.clone();
         for p in prompt.inputs.iter().flatten() {
             if let (false, Some(d)) = (filled.contains_key(&p.name), &p.default) {
                 filled.insert(p.name.clone(), d.clone());
             }
         }
-        let mut env = minijinja::Environment::new();
-        let syntax = minijinja::syntax::SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .trim_blocks(prompt.profile == Profile::Promptflow)
-            .build()
-            .unwrap_or_else(|e| fail(&e.to_string()));
-        env.set_syntax(syntax);
-        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-        env.add_template_owned("t", prompt.instructions.clone().unwrap_or_default())
-            .unwrap_or_else(|e| fail(&e.to_string()));
-        let t = env.get_template("t").unwrap_or_else(|e| fail(&e.to_string()));
-        for _ in 0..n {
+        let body = prompt.instructions.clone().unwrap_or_default();
+        let render_and_split = |t: &minijinja::Template<'_, '_>| {
             let ctx = minijinja::Value::from(minijinja::value::Serde(black_box(&filled)));
             let out = t.render(ctx).unwrap_or_else(|e| fail(&e.to_string()));
             black_box(out.lines().collect::<Vec<&str>>().len());
+        };
+        if bare_compile {
+            for _ in 0..n {
+                let env = bare_env(black_box(&body).clone(), prompt.profile);
+                render_and_split(&env.get_template("t").unwrap_or_else(|e| fail(&e.to_string())));
+            }
+        } else {
+            let env = bare_env(body, prompt.profile);
+            let t = env.get_template("t").unwrap_or_else(|e| fail(&e.to_string()));
+            for _ in 0..n {
+                render_and_split(&t);
+            }
         }
         return;
     }
@@ -76,6 +83,21 @@ fn main() {
         let messages = renderer.prepare(black_box(&inputs)).unwrap_or_else(|e| fail(&e.to_string()));
         black_box(messages);
     }
+}
+
+/// A plain minijinja environment with the reference engine's settings for `profile` (keep
+/// the trailing newline; trim blocks in the promptflow profile), `body` compiled as `t`.
+fn bare_env(body: String, profile: Profile) -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .trim_blocks(profile == Profile::Promptflow)
+        .build()
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    env.set_syntax(syntax);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.add_template_owned("t", body).unwrap_or_else(|e| fail(&e.to_string()));
+    env
 }
 
 fn fail(message: &str) -> ! {

@@ -64,7 +64,7 @@ fn lines(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, usize)>
         }
         let start = pos;
         let rest = text.get(start..)?;
-        let (end, next) = match rest.bytes().position(|b| b == b'\n' || b == b'\r') {
+        let (end, next) = match memchr::memchr2(b'\n', b'\r', rest.as_bytes()) {
             Some(i) if rest.as_bytes().get(i..i + 2) == Some(b"\r\n") => (start + i, start + i + 2),
             Some(i) => (start + i, start + i + 1),
             None => (text.len(), text.len()),
