@@ -53,6 +53,7 @@ for w in basic judge_v2; do
   echo "$w load+prepare: $(instructions 200 "$bin/examples/prepare_loop" --load "$file" "$work/$w.json")"
   echo "$w prepare: $(instructions 200 "$bin/examples/prepare_loop" "$file" "$work/$w.json")"
   echo "$w bare minijinja render+split: $(instructions 200 "$bin/examples/prepare_loop" --bare "$file" "$work/$w.json")"
+  echo "$w bare minijinja compile+render+split: $(instructions 200 "$bin/examples/prepare_loop" --bare-compile "$file" "$work/$w.json")"
 done
 echo "1 MB document, language server analysis after a one-character edit: $(instructions 3 "$bin/examples/analysis_loop")"
 
