@@ -398,7 +398,8 @@ fn base_dir(path: &std::path::Path) -> PathBuf {
 
 /// CRLF and lone CR become LF, as universal-newline reading does.
 pub fn normalize_newlines(text: &str) -> String {
-    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+    // A branch-free test per 64-byte block finds no `\r` faster than a byte search.
+    if !text.as_bytes().chunks(64).any(|block| block.iter().fold(false, |cr, &b| cr | (b == b'\r'))) {
         return text.to_owned();
     }
     text.replace("\r\n", "\n").replace('\r', "\n")
