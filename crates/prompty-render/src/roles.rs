@@ -17,14 +17,31 @@ pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function
 
 /// The promptflow role word `text` starts with (ASCII case-insensitive), lowercased.
 pub(crate) fn promptflow_role_prefix(text: &[u8]) -> Option<&'static str> {
-    PROMPTFLOW_ROLES.iter().copied().find(|r| text.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes())))
+    // The roles' first letters differ, so the first byte names the one role to compare.
+    let role = match text.first()?.to_ascii_lowercase() {
+        b's' => "system",
+        b'u' => "user",
+        b'a' => "assistant",
+        b'f' => "function",
+        b't' => "tool",
+        _ => return None,
+    };
+    text.get(..role.len()).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes())).then_some(role)
 }
 
 /// The promptflow role word `text` ends with (ASCII case-insensitive), lowercased.
 pub(crate) fn promptflow_role_suffix(text: &[u8]) -> Option<&'static str> {
-    PROMPTFLOW_ROLES.iter().copied().find(|r| {
-        text.len() >= r.len() && text.get(text.len() - r.len()..).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes()))
-    })
+    // The roles' last letters differ too.
+    let role = match text.last()?.to_ascii_lowercase() {
+        b'm' => "system",
+        b'r' => "user",
+        b't' => "assistant",
+        b'n' => "function",
+        b'l' => "tool",
+        _ => return None,
+    };
+    let from = text.len().checked_sub(role.len())?;
+    text.get(from..).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes())).then_some(role)
 }
 
 /// Where the role word starts when `line` (without its line break) is a role line of
@@ -203,6 +220,42 @@ pub(crate) fn forges_boundary(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_promptflow_role_words_are_found_by_one_letter_as_by_trying_each_role() {
+        let by_each = |text: &[u8], suffix: bool| {
+            PROMPTFLOW_ROLES.iter().copied().find(|r| {
+                let at = if suffix { text.len().checked_sub(r.len()) } else { Some(0) };
+                at.and_then(|at| text.get(at..at + r.len())).is_some_and(|w| w.eq_ignore_ascii_case(r.as_bytes()))
+            })
+        };
+        let mut texts: Vec<String> = vec![String::new(), "s".into(), "m".into(), "x".into(), "tool_x".into()];
+        for role in PROMPTFLOW_ROLES.iter().chain(SPEC_ROLES) {
+            let upper = role.to_ascii_uppercase();
+            let mixed: String =
+                role.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c }).collect();
+            for word in [role.to_string(), upper, mixed] {
+                let short = &word[..word.len() - 1];
+                let tail = &word[1..];
+                for text in [word.clone(), format!("{word}:"), format!("# {word}"), format!("{word}s"), short.into()] {
+                    texts.push(text);
+                }
+                texts.push(tail.into());
+                texts.push(format!("xx{word}"));
+                texts.push(format!("\u{e9}{word}"));
+            }
+        }
+        for text in &texts {
+            let bytes = text.as_bytes();
+            assert_eq!(promptflow_role_prefix(bytes), by_each(bytes, false), "prefix of {text:?}");
+            assert_eq!(promptflow_role_suffix(bytes), by_each(bytes, true), "suffix of {text:?}");
+        }
+        // Every role is found, in any case.
+        for role in PROMPTFLOW_ROLES {
+            assert_eq!(promptflow_role_prefix(role.to_ascii_uppercase().as_bytes()), Some(*role));
+            assert_eq!(promptflow_role_suffix(format!("x{role}").as_bytes()), Some(*role));
+        }
+    }
 
     /// The parser as a nom grammar, the reference the hand-written one is checked against.
     mod reference {
