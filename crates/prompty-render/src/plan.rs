@@ -239,10 +239,10 @@ impl Shapes {
         if fits { Fit::Open } else { Fit::None }
     }
 
-    /// Whether the template writes a role line with the role word `word` (promptflow
-    /// profile; any case).
-    pub(crate) fn has_role(&self, word: &str) -> bool {
-        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
+    /// Whether the template writes a role line with the role `role` (promptflow profile;
+    /// lowercased, as [`crate::roles::promptflow_role_prefix`] gives it).
+    pub(crate) fn has_role(&self, role: &str) -> bool {
+        self.words.contains(&role)
     }
 }
 

@@ -51,7 +51,7 @@ fn line_start_in(bytes: &[u8], lo: usize, hi: usize) -> Option<usize> {
 /// Everything a match holds before its colon is whitespace, one optional `#` and the role
 /// word, and after it whitespace up to its last line break; so the colon decides the match,
 /// and the leftmost line start that such a run reaches back to is where `re.split` finds it.
-fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, usize, &str, usize)> {
+fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, usize, &str, &'static str, usize)> {
     let bytes = text.as_bytes();
     // `\s*\n` after the colon: the match ends after the run's last line break.
     let ws_end = skip_space(text, colon + 1);
@@ -70,13 +70,14 @@ fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, u
         line_start_in(bytes, skip_space_back(text, hash, from), hash)
     });
     let start = with_hash.flatten().or_else(|| line_start_in(bytes, ws_start, word_at))?;
-    Some((start, word_at, word, end))
+    Some((start, word_at, word, role, end))
 }
 
-/// One `re.split` piece after a separator: the role word as typed, where it is, and the
-/// body up to the next separator (with its offset).
+/// One `re.split` piece after a separator: the role word as typed and lowercased, where it
+/// is, and the body up to the next separator (with its offset).
 struct Chunk<'a> {
     word: &'a str,
+    role: &'static str,
     word_at: usize,
     body_at: usize,
     body: &'a str,
@@ -91,13 +92,13 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
     while let Some(k) = memchr::memchr(b':', text.as_bytes().get(scan..).unwrap_or_default()) {
         let colon = scan + k;
         scan = colon + 1;
-        let Some((start, word_at, word, end)) = separator_at_colon(text, colon, from) else { continue };
+        let Some((start, word_at, word, role, end)) = separator_at_colon(text, colon, from) else { continue };
         // The previous chunk's body ends where this separator starts.
         match chunks.last_mut() {
             Some(last) => last.body = text.get(last.body_at..start).unwrap_or(""),
             None => pre_end = start,
         }
-        chunks.push(Chunk { word, word_at, body_at: end, body: "" });
+        chunks.push(Chunk { word, role, word_at, body_at: end, body: "" });
         from = end;
         scan = end;
     }
@@ -123,7 +124,7 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&TemplatePlaces<'_>>)
         if let Some(c) = chunks.iter().find(|c| !p.own(c.word_at)) {
             return Err(role_line_error(text, c.word_at, p.inputs));
         }
-        if let Some(c) = chunks.iter().find(|c| !p.shapes().has_role(c.word)) {
+        if let Some(c) = chunks.iter().find(|c| !p.shapes().has_role(c.role)) {
             return Err(rewritten_error(c.word, p.inputs));
         }
         let bytes = text.as_bytes();
@@ -150,7 +151,7 @@ pub(crate) fn split_checked(text: &str, provenance: Option<&TemplatePlaces<'_>>)
     }
     let mut messages = Vec::with_capacity(chunks.len());
     for chunk in chunks {
-        let role = chunk.word.to_ascii_lowercase();
+        let role = chunk.role.to_owned();
         let body = chunk.body;
         let mut metadata = Map::new();
         let checked = |found, label| check_labels(provenance, body, chunk.body_at, found, label);
@@ -639,7 +640,7 @@ mod tests {
         }
 
         /// A separator match at `start`: (end, offset of the role word, role word as typed).
-        fn separator_at(text: &str, start: usize) -> Option<(usize, usize, &str)> {
+        fn separator_at(text: &str, start: usize) -> Option<(usize, usize, &str, &'static str)> {
             if !may_start_separator(text.as_bytes(), start) {
                 return None;
             }
@@ -664,7 +665,7 @@ mod tests {
             // after the last one.
             let ws_end = skip_space(text, i);
             let last_nl = text.get(i..ws_end)?.rfind('\n')?;
-            Some((i + last_nl + 1, word_at, word))
+            Some((i + last_nl + 1, word_at, word, *role))
         }
 
         pub(super) fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
@@ -672,13 +673,13 @@ mod tests {
             let mut pre_end = text.len();
             let mut line_start = 0usize;
             while line_start <= text.len() {
-                if let Some((end, word_at, word)) = separator_at(text, line_start) {
+                if let Some((end, word_at, word, role)) = separator_at(text, line_start) {
                     // The previous chunk's body ends where this separator starts.
                     match chunks.last_mut() {
                         Some(last) => last.body = text.get(last.body_at..line_start).unwrap_or(""),
                         None => pre_end = line_start,
                     }
-                    chunks.push(Chunk { word, word_at, body_at: end, body: "" });
+                    chunks.push(Chunk { word, role, word_at, body_at: end, body: "" });
                     line_start = end;
                     continue;
                 }
@@ -729,7 +730,10 @@ mod tests {
         let shape = |(pre, chunks): (&str, Vec<Chunk<'_>>)| {
             (
                 pre.to_owned(),
-                chunks.iter().map(|c| (c.word.to_owned(), c.word_at, c.body_at, c.body.to_owned())).collect::<Vec<_>>(),
+                chunks
+                    .iter()
+                    .map(|c| (c.word.to_owned(), c.role, c.word_at, c.body_at, c.body.to_owned()))
+                    .collect::<Vec<_>>(),
             )
         };
         let mut found = 0;
