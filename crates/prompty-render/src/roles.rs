@@ -17,7 +17,8 @@ pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function
 
 /// The promptflow role word `text` starts with (ASCII case-insensitive), lowercased.
 pub(crate) fn promptflow_role_prefix(text: &[u8]) -> Option<&'static str> {
-    // The roles' first letters differ, so the first byte names the one role to compare.
+    // The roles' first letters differ, so the first byte names the one role to compare; a
+    // plain comparison settles the usual lowercase word.
     let role = match text.first()?.to_ascii_lowercase() {
         b's' => "system",
         b'u' => "user",
@@ -26,7 +27,9 @@ pub(crate) fn promptflow_role_prefix(text: &[u8]) -> Option<&'static str> {
         b't' => "tool",
         _ => return None,
     };
-    text.get(..role.len()).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes())).then_some(role)
+    let found = text.starts_with(role.as_bytes())
+        || text.get(..role.len()).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes()));
+    found.then_some(role)
 }
 
 /// The promptflow role word `text` ends with (ASCII case-insensitive), lowercased.
@@ -41,7 +44,9 @@ pub(crate) fn promptflow_role_suffix(text: &[u8]) -> Option<&'static str> {
         _ => return None,
     };
     let from = text.len().checked_sub(role.len())?;
-    text.get(from..).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes())).then_some(role)
+    let found =
+        text.ends_with(role.as_bytes()) || text.get(from..).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes()));
+    found.then_some(role)
 }
 
 /// Where the role word starts when `line` (without its line break) is a role line of
@@ -140,7 +145,18 @@ fn parse_role_line(line: &str) -> Option<RoleLine<'_>> {
     }
     i = skip_blanks(b, i);
     let rest = line.get(i..)?;
-    let role = *SPEC_ROLES.iter().find(|r| rest.get(..r.len()).is_some_and(|w| w.eq_ignore_ascii_case(r)))?;
+    // The roles' first letters differ, so the first byte names the one role to compare; most
+    // role lines write it in lowercase, which a plain comparison settles.
+    let role = match rest.as_bytes().first()? {
+        b's' | b'S' => "system",
+        b'u' | b'U' => "user",
+        b'a' | b'A' => "assistant",
+        b'd' | b'D' => "developer",
+        _ => return None,
+    };
+    if !(rest.starts_with(role) || rest.get(..role.len()).is_some_and(|w| w.eq_ignore_ascii_case(role))) {
+        return None;
+    }
     i += role.len();
     let mut attrs = None;
     if b.get(i) == Some(&b'[') {
@@ -309,7 +325,21 @@ mod tests {
         let slots: [&[&str]; 7] = [
             &["", " ", "\t", "\r\n", "\u{a0}", "x", "  \n "],
             &["", "#", "##", "# "],
-            &["system", "SyStEm", "user", "USER", "users", "assistant", "developer", "tool", "\u{17f}ystem", "", "İ"],
+            &[
+                "system",
+                "SyStEm",
+                "user",
+                "USER",
+                "users",
+                "assistant",
+                "Assistant",
+                "developer",
+                "DEVELOPER",
+                "tool",
+                "\u{17f}ystem",
+                "",
+                "İ",
+            ],
             &["", "[a=1]", "[ a = 1 ]", "[]", "[=1]", "[\u{e9}=1]", "[a b=1]", "[nonce=\"x\"]", "[a=]]", "[a", "[a=1"],
             &["", " ", "\t", "\u{2028}"],
             &[":", "", "::", ";", " :"],
