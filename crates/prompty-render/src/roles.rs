@@ -238,6 +238,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_role_list_is_the_one_the_letter_lookups_know() {
+        // The lookups pick a role by one letter: the letters must stay distinct, and every
+        // role of each list must be found (a role added to a list needs its arm).
+        let distinct = |letters: Vec<u8>| {
+            let mut sorted = letters.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            sorted.len() == letters.len()
+        };
+        assert!(distinct(SPEC_ROLES.iter().map(|r| r.as_bytes()[0]).collect()));
+        assert!(distinct(PROMPTFLOW_ROLES.iter().map(|r| r.as_bytes()[0]).collect()));
+        assert!(distinct(PROMPTFLOW_ROLES.iter().map(|r| r.as_bytes()[r.len() - 1]).collect()));
+        for role in SPEC_ROLES {
+            for line in [format!("{role}:"), format!("# {}:", role.to_ascii_uppercase())] {
+                assert_eq!(role_line(&line).map(|l| l.role), Some(*role), "{line:?}");
+            }
+        }
+        for role in PROMPTFLOW_ROLES {
+            assert_eq!(promptflow_role_prefix(role.as_bytes()), Some(*role));
+            assert_eq!(promptflow_role_suffix(role.as_bytes()), Some(*role));
+        }
+    }
+
+    #[test]
     fn the_promptflow_role_words_are_found_by_one_letter_as_by_trying_each_role() {
         let by_each = |text: &[u8], suffix: bool| {
             PROMPTFLOW_ROLES.iter().copied().find(|r| {

@@ -155,6 +155,13 @@ fn the_tool_calls_sub_syntax_sets_an_assistant_message_s_calls() {
     let r = v1("system:\nA\n\nassistant:\ntool_calls:\n[]\nthen more\n");
     let ms = r.prepare(&given(&[])).expect("prepares");
     assert_eq!(ms[1].text_content(), "tool_calls:\n[]\nthen more");
+    // Role words in any case: the message's role is lowercased, and an upper-case assistant
+    // still takes its tool calls.
+    let r = v1("SYSTEM:\nA\n\nAssistant:\ntool_calls:\n[]\n\nTOOL:\ntool_call_id:\ncall_1\ncontent:\nsunny\n");
+    let ms = r.prepare(&given(&[])).expect("prepares");
+    assert_eq!(ms.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(), ["system", "assistant", "tool"]);
+    assert_eq!(tool_calls(&ms[1]), &json!([]));
+    assert_eq!(ms[2].metadata["tool_call_id"], "call_1");
     // Only assistant messages have tool calls.
     let r = v1("system:\nA\n\nuser:\ntool_calls:\n[1]\n");
     assert_eq!(r.prepare(&given(&[])).expect("prepares")[1].text_content(), "tool_calls:\n[1]");
