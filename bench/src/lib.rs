@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-pub use prompty_test_support::bench::{Workload, bench_dir, workloads};
+pub use prompty_test_support::bench::{Workload, bare_env, bench_dir, workloads};
 
 /// Runs `f` repeatedly for about `budget` and returns operations per second.
 pub fn ops_per_sec<T>(budget: Duration, f: &mut dyn FnMut() -> T) -> f64 {

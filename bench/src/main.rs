@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use prompty_bench::{Workload, median, ops_per_sec, with_defaults, workloads};
+use prompty_bench::{Workload, bare_env, median, ops_per_sec, with_defaults, workloads};
 use prompty_render::Renderer;
 use prompty_syntax::{LoadOptions, MapHost, Prompt, load_str};
 use serde_json::{Map, Value};
@@ -255,21 +255,6 @@ fn render_and_split(env: &minijinja::Environment<'_>, inputs: &Map<String, Value
         .render(minijinja::Value::from(minijinja::value::Serde(inputs)))
         .expect("renders");
     out.lines().collect::<Vec<&str>>().len()
-}
-
-/// A bare minijinja environment with `body` compiled as template `t`, configured as the
-/// reference engine of `profile` (keep trailing newline; trim_blocks for promptflow).
-fn bare_env(body: String, profile: prompty_syntax::Profile) -> minijinja::Environment<'static> {
-    let mut env = minijinja::Environment::new();
-    let syntax = minijinja::syntax::SyntaxConfig::builder()
-        .keep_trailing_newline(true)
-        .trim_blocks(profile == prompty_syntax::Profile::Promptflow)
-        .build()
-        .expect("syntax");
-    env.set_syntax(syntax);
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.add_template_owned("t", body).expect("compiles");
-    env
 }
 
 /// Writes `n` prompts to `dir`: variations of the workloads (names, a numbered input, a

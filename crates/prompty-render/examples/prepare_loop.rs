@@ -18,7 +18,8 @@
 use std::hint::black_box;
 
 use prompty_render::Renderer;
-use prompty_syntax::{LoadOptions, MapHost, Profile, load_str};
+use prompty_syntax::{LoadOptions, MapHost, load_str};
+use prompty_test_support::bench::bare_env;
 use serde_json::{Map, Value};
 
 fn main() {
@@ -83,21 +84,6 @@ fn main() {
         let messages = renderer.prepare(black_box(&inputs)).unwrap_or_else(|e| fail(&e.to_string()));
         black_box(messages);
     }
-}
-
-/// A plain minijinja environment with the reference engine's settings for `profile` (keep
-/// the trailing newline; trim blocks in the promptflow profile), `body` compiled as `t`.
-fn bare_env(body: String, profile: Profile) -> minijinja::Environment<'static> {
-    let mut env = minijinja::Environment::new();
-    let syntax = minijinja::syntax::SyntaxConfig::builder()
-        .keep_trailing_newline(true)
-        .trim_blocks(profile == Profile::Promptflow)
-        .build()
-        .unwrap_or_else(|e| fail(&e.to_string()));
-    env.set_syntax(syntax);
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.add_template_owned("t", body).unwrap_or_else(|e| fail(&e.to_string()));
-    env
 }
 
 fn fail(message: &str) -> ! {

@@ -15,38 +15,31 @@ pub const SPEC_ROLES: &[&str] = &["system", "user", "assistant", "developer"];
 /// Roles the promptflow profile splits on.
 pub const PROMPTFLOW_ROLES: &[&str] = &["system", "user", "assistant", "function", "tool"];
 
+/// The role of `roles` whose letter that `at` reads (first or last) is `letter`, in any ASCII
+/// case. Within each list those letters differ
+/// (`each_role_list_is_the_one_the_letter_lookups_know`), so one letter picks the one role a
+/// word can be, and only that role is compared.
+fn role_by_letter(roles: &[&'static str], letter: u8, at: fn(&[u8]) -> Option<&u8>) -> Option<&'static str> {
+    let letter = letter.to_ascii_lowercase();
+    roles.iter().copied().find(|r| at(r.as_bytes()) == Some(&letter))
+}
+
+/// Whether `word` is `role` in any ASCII case; the usual lowercase word is settled by a plain
+/// comparison.
+fn is_role_word(word: &[u8], role: &str) -> bool {
+    word == role.as_bytes() || word.eq_ignore_ascii_case(role.as_bytes())
+}
+
 /// The promptflow role word `text` starts with (ASCII case-insensitive), lowercased.
 pub(crate) fn promptflow_role_prefix(text: &[u8]) -> Option<&'static str> {
-    // The roles' first letters differ, so the first byte names the one role to compare; a
-    // plain comparison settles the usual lowercase word.
-    let role = match text.first()?.to_ascii_lowercase() {
-        b's' => "system",
-        b'u' => "user",
-        b'a' => "assistant",
-        b'f' => "function",
-        b't' => "tool",
-        _ => return None,
-    };
-    let found = text.starts_with(role.as_bytes())
-        || text.get(..role.len()).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes()));
-    found.then_some(role)
+    let role = role_by_letter(PROMPTFLOW_ROLES, *text.first()?, <[u8]>::first)?;
+    is_role_word(text.get(..role.len())?, role).then_some(role)
 }
 
 /// The promptflow role word `text` ends with (ASCII case-insensitive), lowercased.
 pub(crate) fn promptflow_role_suffix(text: &[u8]) -> Option<&'static str> {
-    // The roles' last letters differ too.
-    let role = match text.last()?.to_ascii_lowercase() {
-        b'm' => "system",
-        b'r' => "user",
-        b't' => "assistant",
-        b'n' => "function",
-        b'l' => "tool",
-        _ => return None,
-    };
-    let from = text.len().checked_sub(role.len())?;
-    let found =
-        text.ends_with(role.as_bytes()) || text.get(from..).is_some_and(|w| w.eq_ignore_ascii_case(role.as_bytes()));
-    found.then_some(role)
+    let role = role_by_letter(PROMPTFLOW_ROLES, *text.last()?, <[u8]>::last)?;
+    is_role_word(text.get(text.len().checked_sub(role.len())?..)?, role).then_some(role)
 }
 
 /// Where the role word starts when `line` (without its line break) is a role line of
@@ -145,16 +138,8 @@ fn parse_role_line(line: &str) -> Option<RoleLine<'_>> {
     }
     i = skip_blanks(b, i);
     let rest = line.get(i..)?;
-    // The roles' first letters differ, so the first byte names the one role to compare; most
-    // role lines write it in lowercase, which a plain comparison settles.
-    let role = match rest.as_bytes().first()? {
-        b's' | b'S' => "system",
-        b'u' | b'U' => "user",
-        b'a' | b'A' => "assistant",
-        b'd' | b'D' => "developer",
-        _ => return None,
-    };
-    if !(rest.starts_with(role) || rest.get(..role.len()).is_some_and(|w| w.eq_ignore_ascii_case(role))) {
+    let role = role_by_letter(SPEC_ROLES, *rest.as_bytes().first()?, <[u8]>::first)?;
+    if !is_role_word(rest.as_bytes().get(..role.len())?, role) {
         return None;
     }
     i += role.len();
@@ -240,7 +225,7 @@ mod tests {
     #[test]
     fn each_role_list_is_the_one_the_letter_lookups_know() {
         // The lookups pick a role by one letter: the letters must stay distinct, and every
-        // role of each list must be found (a role added to a list needs its arm).
+        // role of each list must be found.
         let distinct = |letters: Vec<u8>| {
             let mut sorted = letters.clone();
             sorted.sort_unstable();

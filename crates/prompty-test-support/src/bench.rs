@@ -77,6 +77,23 @@ pub fn with_defaults<'a>(
     out
 }
 
+/// The baseline engine of the benchmarks: a plain minijinja environment (the fork the
+/// renderer uses) with the reference engine's settings for `profile` (the trailing newline
+/// kept; blocks trimmed in the promptflow profile), `body` compiled as the template `t`.
+/// Panics when the body does not compile.
+pub fn bare_env(body: String, profile: prompty_syntax::Profile) -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .trim_blocks(profile == prompty_syntax::Profile::Promptflow)
+        .build()
+        .expect("the reference engine's syntax settings are valid");
+    env.set_syntax(syntax);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.add_template_owned("t", body).expect("the benchmark's body compiles");
+    env
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

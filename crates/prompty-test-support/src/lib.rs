@@ -5,7 +5,7 @@
 //! - [`Rng`]: the seeded generator of the property tests, so that every run draws the
 //!   same cases;
 //! - [`bench`](mod@bench): the workloads of `shared/bench/` that the criterion benches and the
-//!   side-by-side benchmark measure;
+//!   side-by-side benchmark measure, and the bare engine they are compared with;
 //! - [`messages`]: the one set of diagnostics every emitter's snapshot test writes;
 //! - [`cpython`]: what CPython's `str()`/`repr()` make of values, for prompty-py and
 //!   prompty-render;

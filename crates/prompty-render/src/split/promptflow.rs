@@ -46,12 +46,13 @@ fn line_start_in(bytes: &[u8], lo: usize, hi: usize) -> Option<usize> {
 }
 
 /// The separator whose colon is at `colon`, searched from `from` (a line start): where it
-/// starts, where its role word is, the word as typed, and where it ends.
+/// starts, and the piece it opens (its body still empty; the body starts where the
+/// separator ends).
 ///
 /// Everything a match holds before its colon is whitespace, one optional `#` and the role
 /// word, and after it whitespace up to its last line break; so the colon decides the match,
 /// and the leftmost line start that such a run reaches back to is where `re.split` finds it.
-fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, usize, &str, &'static str, usize)> {
+fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, Chunk<'_>)> {
     let bytes = text.as_bytes();
     // `\s*\n` after the colon: the match ends after the run's last line break.
     let ws_end = skip_space(text, colon + 1);
@@ -70,7 +71,7 @@ fn separator_at_colon(text: &str, colon: usize, from: usize) -> Option<(usize, u
         line_start_in(bytes, skip_space_back(text, hash, from), hash)
     });
     let start = with_hash.flatten().or_else(|| line_start_in(bytes, ws_start, word_at))?;
-    Some((start, word_at, word, role, end))
+    Some((start, Chunk { word, role, word_at, body_at: end, body: "" }))
 }
 
 /// One `re.split` piece after a separator: the role word as typed and lowercased, where it
@@ -92,15 +93,15 @@ fn split_chunks(text: &str) -> (&str, Vec<Chunk<'_>>) {
     while let Some(k) = memchr::memchr(b':', text.as_bytes().get(scan..).unwrap_or_default()) {
         let colon = scan + k;
         scan = colon + 1;
-        let Some((start, word_at, word, role, end)) = separator_at_colon(text, colon, from) else { continue };
+        let Some((start, chunk)) = separator_at_colon(text, colon, from) else { continue };
         // The previous chunk's body ends where this separator starts.
         match chunks.last_mut() {
             Some(last) => last.body = text.get(last.body_at..start).unwrap_or(""),
             None => pre_end = start,
         }
-        chunks.push(Chunk { word, role, word_at, body_at: end, body: "" });
-        from = end;
-        scan = end;
+        from = chunk.body_at;
+        scan = chunk.body_at;
+        chunks.push(chunk);
     }
     if let Some(last) = chunks.last_mut() {
         last.body = text.get(last.body_at..).unwrap_or("");
